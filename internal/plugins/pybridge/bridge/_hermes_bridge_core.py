@@ -1,0 +1,921 @@
+"""hermes plugin bridge: runs one Hermes Python plugin in its own process.
+
+The Go host starts this script with two dedicated pipes (HERMES_PLUGIN_FD_IN /
+HERMES_PLUGIN_FD_OUT) that carry JSON-RPC 2.0, one object per line. The plugin's own
+stdout and stderr stay free for print() and are shown by the host as log lines.
+
+Threading model (leader/follower): a pool of threads share one read lock. The thread
+holding it reads the next message; a request is then served by that same thread (no
+hand-off latency) while another thread takes over reading. A handler may call back
+into the host (ctx.dispatch_tool, ctx.get_config, ...) from any thread: the current
+reader delivers the response. Stdlib only; heavy modules (asyncio, inspect, argparse,
+logging) are imported only when a plugin needs them, to keep start-up fast.
+"""
+
+import json
+import os
+import sys
+import threading
+import traceback
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 16 << 20
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
+CO_COROUTINE = 0x80
+MAX_THREADS = 256
+
+
+class HermesNotAvailableError(RuntimeError):
+    """Raised by ctx APIs this host accepts but does not serve yet."""
+
+
+class PluginToolOverrideError(PermissionError):
+    """Raised when a plugin overrides a built-in tool without tools.override."""
+
+
+class HostError(Exception):
+    def __init__(self, code, message, data=None):
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+
+_ERROR_CLASSES = {
+    -32001: PermissionError,
+    -32002: ValueError,
+    -32003: HermesNotAvailableError,
+    -32004: TimeoutError,
+    -32005: LookupError,
+    -32006: TypeError,
+    -32007: RuntimeError,
+}
+
+
+def _json_default(value):
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.decode("utf-8", "replace")
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        try:
+            return to_dict()
+        except Exception:
+            pass
+    return repr(value)
+
+
+def _dumps(obj):
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+
+
+class Bridge:
+    def __init__(self, rfile, wfile):
+        self.rfile = rfile
+        self.wfile = wfile
+        self.write_lock = threading.Lock()
+        self.read_lock = threading.Lock()
+        self.state_lock = threading.Lock()
+        self.pending = {}
+        self.next_id = 0
+        self.handles = {}
+        self.next_handle = 0
+        self.readers_available = 0
+        self.threads = 0
+        self.running = {}  # request id -> asyncio future (cancellable)
+        self.info = {}
+        self.ctx = None
+        self.module = None
+        self.loop = None
+        self.loop_lock = threading.Lock()
+        self.unload_callbacks = []
+        self.methods = {
+            "initialize": self.m_initialize,
+            "register": self.m_register,
+            "shutdown": self.m_shutdown,
+            "ping": lambda p, rid: {"pong": True},
+            "tool.call": self.m_tool_call,
+            "hook.call": self.m_hook_call,
+            "command.call": self.m_command_call,
+            "check.call": self.m_check_call,
+            "event.deliver": self.m_event,
+            "cli.run": self.m_cli_run,
+        }
+
+    # ---- wire -------------------------------------------------------------------
+
+    def send(self, msg):
+        data = (_dumps(msg) + "\n").encode("utf-8")
+        with self.write_lock:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+    def call(self, method, params):
+        """Call the host and wait for its answer (from any thread)."""
+        event = threading.Event()
+        with self.state_lock:
+            self.next_id += 1
+            rid = self.next_id
+            slot = [event, None]
+            self.pending[rid] = slot
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        event.wait()
+        msg = slot[1]
+        if msg is None:
+            raise HostError(-32603, "hermes host connection closed")
+        err = msg.get("error")
+        if err:
+            raise HostError(err.get("code", -32603), err.get("message", "host error"), err.get("data"))
+        return msg.get("result")
+
+    def notify(self, method, params):
+        try:
+            self.send({"jsonrpc": "2.0", "method": method, "params": params})
+        except Exception:
+            pass
+
+    def handle(self, fn):
+        with self.state_lock:
+            self.next_handle += 1
+            hid = "h%d" % self.next_handle
+            self.handles[hid] = fn
+        return hid
+
+    # ---- leader/follower loop ---------------------------------------------------
+
+    def spawn_worker(self):
+        with self.state_lock:
+            if self.threads >= MAX_THREADS:
+                return
+            self.threads += 1
+        threading.Thread(target=self.worker, name="hermes-bridge", daemon=True).start()
+
+    def worker(self):
+        while True:
+            with self.state_lock:
+                self.readers_available += 1
+            with self.read_lock:
+                line = self.rfile.readline(MAX_LINE + 1)
+            with self.state_lock:
+                self.readers_available -= 1
+                need_reader = self.readers_available == 0
+            if not line:
+                # The host closed the pipe: it has exited or is stopping us.
+                self.run_unload()
+                os._exit(0)
+            if len(line) > MAX_LINE:
+                sys.stderr.write("hermes bridge: protocol message over the size cap\n")
+                os._exit(3)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                sys.stderr.write("hermes bridge: malformed message from host\n")
+                os._exit(3)
+            method = msg.get("method")
+            if method is None:
+                self.deliver(msg)
+                continue
+            if method == "$/cancelRequest":
+                self.cancel((msg.get("params") or {}).get("id"))
+                continue
+            if need_reader:
+                self.spawn_worker()
+            self.serve(msg)
+
+    def deliver(self, msg):
+        with self.state_lock:
+            slot = self.pending.pop(msg.get("id"), None)
+        if slot is not None:
+            slot[1] = msg
+            slot[0].set()
+
+    def serve(self, msg):
+        rid = msg.get("id")
+        method = msg.get("method")
+        fn = self.methods.get(method)
+        if fn is None:
+            if rid is not None:
+                self.send({"jsonrpc": "2.0", "id": rid,
+                           "error": {"code": -32601, "message": "unknown method %s" % method}})
+            return
+        try:
+            result = fn(msg.get("params") or {}, rid)
+            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+        except HostError as exc:
+            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": str(exc)}}
+        except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
+            if isinstance(exc, SystemExit) and method != "cli.run":
+                exc = RuntimeError("plugin called sys.exit(%r)" % (exc.code,))
+            if isinstance(exc, KeyboardInterrupt):
+                exc = RuntimeError("interrupted")
+            reply = {"jsonrpc": "2.0", "id": rid, "error": _exception_error(exc)}
+        if rid is None:
+            return
+        try:
+            self.send(reply)
+        except (TypeError, ValueError) as exc:
+            self.send({"jsonrpc": "2.0", "id": rid,
+                       "error": {"code": -32603, "message": "result is not JSON-serialisable: %s" % exc}})
+
+    def cancel(self, rid):
+        with self.state_lock:
+            fut = self.running.get(rid)
+        if fut is not None:
+            fut.cancel()
+
+    # ---- calling plugin code ----------------------------------------------------
+
+    def run_maybe_async(self, value, rid):
+        """Await coroutines on the bridge's asyncio loop; return plain values as they are."""
+        if not hasattr(value, "__await__"):
+            return value
+        import asyncio
+
+        loop = self.get_loop()
+        fut = asyncio.run_coroutine_threadsafe(_as_coroutine(value), loop)
+        if rid is not None:
+            with self.state_lock:
+                self.running[rid] = fut
+        try:
+            return fut.result()
+        except Exception as exc:  # concurrent.futures.CancelledError included
+            if type(exc).__name__ == "CancelledError":
+                raise HostError(-32004, "cancelled by the host")
+            raise
+        finally:
+            if rid is not None:
+                with self.state_lock:
+                    self.running.pop(rid, None)
+
+    def get_loop(self):
+        with self.loop_lock:
+            if self.loop is None:
+                import asyncio
+
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run():
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                threading.Thread(target=run, name="hermes-asyncio", daemon=True).start()
+                ready.wait()
+                self.loop = loop
+            return self.loop
+
+    def callable_for(self, hid):
+        fn = self.handles.get(hid)
+        if fn is None:
+            raise HostError(-32005, "unknown handle %s" % hid)
+        return fn
+
+    # ---- host → plugin methods --------------------------------------------------
+
+    def m_initialize(self, params, rid):
+        version = params.get("protocol_version")
+        if version != PROTOCOL_VERSION:
+            raise HostError(-32600, "protocol version %r not supported (bridge speaks %d)"
+                            % (version, PROTOCOL_VERSION))
+        self.info = params
+        os.environ.setdefault("HERMES_HOME", params.get("hermes_home") or "")
+        return {
+            "protocol_version": PROTOCOL_VERSION,
+            "runtime": "python",
+            "runtime_version": "%d.%d.%d" % sys.version_info[:3],
+            "executable": sys.executable,
+        }
+
+    def m_register(self, params, rid):
+        plugin = self.info.get("plugin") or {}
+        module = self.import_plugin(plugin)
+        register = getattr(module, "register", None)
+        if register is None or not callable(register):
+            raise HostError(-32005, "no register() function")
+        self.ctx = PluginContext(self, plugin, self.info)
+        _install_logging_if_used(self)
+        self.run_maybe_async(register(self.ctx), rid)
+        _install_logging_if_used(self)
+        return {"ok": True}
+
+    def import_plugin(self, plugin):
+        import importlib
+
+        source = plugin.get("source")
+        if source == "entrypoint":
+            target = plugin.get("module") or ""
+            modname, _, attr = target.partition(":")
+            module = importlib.import_module(modname)
+            if attr:
+                obj = module
+                for part in attr.split("."):
+                    obj = getattr(obj, part)
+                if callable(obj) and not hasattr(obj, "register"):
+                    holder = type(sys)("hermes_entrypoint_" + modname.replace(".", "_"))
+                    holder.register = obj
+                    return holder
+                module = obj
+            self.module = module
+            return module
+        import importlib.util
+
+        directory = plugin.get("dir") or ""
+        init = os.path.join(directory, "__init__.py")
+        if not os.path.isfile(init):
+            raise HostError(-32005, "No __init__.py in %s" % directory)
+        if "hermes_plugins" not in sys.modules:
+            pkg = type(sys)("hermes_plugins")
+            pkg.__path__ = []
+            sys.modules["hermes_plugins"] = pkg
+        slug = (plugin.get("id") or plugin.get("name") or "plugin").replace("/", "__").replace("-", "_")
+        name = "hermes_plugins." + slug
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        self.module = module
+        return module
+
+    def m_shutdown(self, params, rid):
+        self.run_unload()
+        threading.Timer(0.05, lambda: os._exit(0)).start()
+        return {"ok": True}
+
+    def run_unload(self):
+        callbacks, self.unload_callbacks = self.unload_callbacks, []
+        for cb in reversed(callbacks):
+            try:
+                self.run_maybe_async(cb(), None)
+            except Exception:
+                traceback.print_exc()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+
+    def m_tool_call(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        args = params.get("args")
+        if args is None:
+            args = {}
+        kwargs = _narrow(fn, params.get("kwargs") or {}, skip_first=True)
+        return self.run_maybe_async(fn(args, **kwargs), rid)
+
+    def m_hook_call(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        kwargs = _narrow(fn, params.get("kwargs") or {}, skip_first=False, aliases=True)
+        return self.run_maybe_async(fn(**kwargs), rid)
+
+    def m_command_call(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        return self.run_maybe_async(fn(params.get("raw_args") or ""), rid)
+
+    def m_check_call(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        return bool(self.run_maybe_async(fn(), rid))
+
+    def m_event(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        payload = params.get("payload") or {}
+        kwargs = _narrow(fn, payload, skip_first=False)
+        self.run_maybe_async(fn(**kwargs), rid)
+        return None
+
+    def m_cli_run(self, params, rid):
+        import argparse
+
+        parser = argparse.ArgumentParser(
+            prog=params.get("prog") or "hermes",
+            description=params.get("description") or params.get("help") or None,
+        )
+        setup = params.get("setup_handle")
+        if setup:
+            self.callable_for(setup)(parser)
+        handler = params.get("handler_handle")
+        if handler:
+            parser.set_defaults(func=self.callable_for(handler))
+        try:
+            ns = parser.parse_args(params.get("argv") or [])
+            func = getattr(ns, "func", None)
+            if func is None:
+                parser.print_help()
+                code = 0
+            else:
+                rc = self.run_maybe_async(func(ns), rid)
+                code = rc if isinstance(rc, int) and not isinstance(rc, bool) else 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                sys.stderr.write("%s\n" % (exc.code,))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return {"exit_code": code}
+
+
+async def _as_coroutine(awaitable):
+    return await awaitable
+
+
+def _exception_error(exc):
+    data = {
+        "type": type(exc).__name__,
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-8000:],
+    }
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        data["module"] = exc.name
+    message = str(exc)
+    if isinstance(exc, KeyError) and exc.args:
+        message = repr(exc.args[0])
+    return {"code": -32000, "message": message, "data": data}
+
+
+_SIG_CACHE = {}
+
+
+def _signature_of(fn):
+    """(accepts_var_kw, [param names], {names without default}) of a callable."""
+    key = fn
+    try:
+        cached = _SIG_CACHE.get(key)
+    except TypeError:
+        key = None
+        cached = None
+    if cached is not None:
+        return cached
+    result = None
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is not None and not hasattr(fn, "__wrapped__"):
+        names = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+        defaults = len(getattr(target, "__defaults__", None) or ())
+        kwdefaults = getattr(target, "__kwdefaults__", None) or {}
+        positional = names[: code.co_argcount]
+        required = set(positional[: len(positional) - defaults])
+        required.update(n for n in names[code.co_argcount:] if n not in kwdefaults)
+        if fn is not target:  # bound method: drop self
+            if positional:
+                required.discard(positional[0])
+                names.remove(positional[0])
+        result = (bool(code.co_flags & CO_VARKEYWORDS), names, required)
+    else:
+        import inspect
+
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            result = (True, [], set())
+        else:
+            var_kw = False
+            names = []
+            required = set()
+            for p in sig.parameters.values():
+                if p.kind == p.VAR_KEYWORD:
+                    var_kw = True
+                elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                    names.append(p.name)
+                    if p.default is p.empty:
+                        required.add(p.name)
+            result = (var_kw, names, required)
+    if key is not None:
+        try:
+            _SIG_CACHE[key] = result
+        except TypeError:
+            pass
+    return result
+
+
+def _narrow(fn, payload, skip_first, aliases=False):
+    """Give a callback the keyword arguments it can take, the way upstream does:
+    **kwargs receives everything; a narrow callback receives only what it names."""
+    var_kw, names, required = _signature_of(fn)
+    if skip_first and names:
+        names = names[1:]
+    if var_kw:
+        out = dict(payload)
+    else:
+        out = {n: payload[n] for n in names if n in payload}
+    if aliases and "params" in names and "params" not in payload and "args" in payload:
+        # The seed example's post_tool_call hook is written as (tool_name, params, result).
+        out["params"] = payload["args"]
+    for n in names:
+        if n not in out and n in required:
+            out[n] = None
+    return out
+
+
+# ---- logging -----------------------------------------------------------------------
+
+_LOGGING_INSTALLED = False
+
+
+def _install_logging_if_used(bridge):
+    """Route the plugin's `logging` records to the host, if the plugin uses logging."""
+    global _LOGGING_INSTALLED
+    if _LOGGING_INSTALLED or "logging" not in sys.modules:
+        return
+    _LOGGING_INSTALLED = True
+    import logging
+
+    class HostHandler(logging.Handler):
+        def emit(self, record):
+            try:
+                msg = self.format(record)
+            except Exception:
+                msg = str(record.msg)
+            bridge.notify("log", {"level": record.levelname.lower(), "message": msg, "logger": record.name})
+
+    handler = HostHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    debug = (os.environ.get("HERMES_PLUGINS_DEBUG") or "").lower() in ("1", "true", "yes", "on")
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+
+
+# ---- the ctx object ----------------------------------------------------------------
+
+
+class PluginManifest:
+    """Attribute view of the plugin's manifest (upstream's PluginManifest record)."""
+
+    def __init__(self, data, plugin):
+        self._data = dict(data or {})
+        self.name = self._data.get("name") or plugin.get("name") or ""
+        self.version = str(self._data.get("version") or "")
+        self.description = self._data.get("description") or ""
+        self.author = self._data.get("author") or ""
+        self.requires_env = list(self._data.get("requires_env") or [])
+        self.provides_tools = list(self._data.get("provides_tools") or [])
+        self.provides_hooks = list(self._data.get("provides_hooks") or [])
+        self.source = plugin.get("source") or ""
+        self.path = plugin.get("dir") or None
+        self.kind = plugin.get("kind") or "standalone"
+        self.key = plugin.get("id") or self.name
+        self.requires_hermes = self._data.get("requires_hermes") or ""
+        self.capabilities = list(self._data.get("capabilities") or [])
+        self.manifest_version = self._data.get("manifest_version") or 1
+        self.api_version = self._data.get("api_version")
+        self.requires_plugins = list(self._data.get("requires_plugins") or [])
+        self.python_dependencies = list(self._data.get("python_dependencies") or [])
+        self.config_schema = dict(self._data.get("config_schema") or {})
+        self.license = self._data.get("license") or ""
+        self.homepage = self._data.get("homepage") or ""
+        self.tags = list(self._data.get("tags") or [])
+        self.emits = list(self._data.get("emits") or [])
+        self.listens = list(self._data.get("listens") or [])
+        self.portable = False
+        self.skill_namespace = ""
+
+    def get(self, key, default=None):
+        return self._data.get(key, default)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def to_dict(self):
+        return dict(self._data)
+
+    def __repr__(self):
+        return "PluginManifest(name=%r, version=%r, key=%r)" % (self.name, self.version, self.key)
+
+
+class PluginRegistration:
+    """Handle returned by registrars; dispose() withdraws the registration."""
+
+    def __init__(self, ctx, kind, key, handle=None):
+        self._ctx = ctx
+        self.kind = kind
+        self.key = key
+        self.plugin_key = ctx.plugin_id
+        self.persistent = False
+        self._handle = handle
+        self._active = True
+
+    @property
+    def active(self):
+        return self._active
+
+    def dispose(self):
+        if not self._active:
+            return
+        self._active = False
+        self._ctx._call("ctx.dispose", {"kind": self.kind, "key": self.key})
+
+    release = dispose
+
+    def __repr__(self):
+        return "PluginRegistration(kind=%r, key=%r, active=%r)" % (self.kind, self.key, self._active)
+
+
+class PluginState:
+    """ctx.state: small persistent key/value store kept by the host."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def get(self, key, default=None):
+        return self._ctx._call("ctx.state_get", {"key": key, "default": default})
+
+    def set(self, key, value):
+        self._ctx._call("ctx.state_set", {"key": key, "value": value})
+
+
+class _Unavailable:
+    """Facade object whose methods answer with a clear 'not available yet' error."""
+
+    def __init__(self, ctx, name):
+        self._ctx = ctx
+        self._name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        full = "%s.%s" % (self._name, attr)
+        ctx = self._ctx
+
+        def call(*args, **kwargs):
+            return ctx._facade(full, args, kwargs)
+
+        if attr.startswith("a") and attr[1:] in ("complete", "complete_structured"):
+            async def acall(*args, **kwargs):
+                return ctx._facade(full, args, kwargs)
+            return acall
+        return call
+
+
+class _PlatformActions:
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    async def add_reaction(self, platform=None, chat_id=None, message_id=None, emoji=None, **kwargs):
+        return self._ctx._facade_dict("platform_actions.add_reaction", (), dict(
+            platform=platform, chat_id=chat_id, message_id=message_id, emoji=emoji, **kwargs))
+
+    async def set_thread_title(self, platform=None, chat_id=None, thread_id=None, title=None, **kwargs):
+        return self._ctx._facade_dict("platform_actions.set_thread_title", (), dict(
+            platform=platform, chat_id=chat_id, thread_id=thread_id, title=title, **kwargs))
+
+    async def send_status(self, *args, **kwargs):
+        return self._ctx._facade_dict("platform_actions.send_status", args, kwargs)
+
+
+_OTHER_REGISTRARS = (
+    "register_context_engine", "register_context_reference", "register_memory_provider",
+    "register_platform", "register_platform_handler", "register_telegram_handler",
+    "register_slack_action_handler", "register_auxiliary_task", "register_system_prompt_section",
+    "register_dashboard_auth_provider", "register_approval_transport", "register_image_gen_provider",
+    "register_video_gen_provider", "register_web_search_provider", "register_browser_provider",
+    "register_terminal_environment_provider", "register_secret_source", "register_tts_provider",
+    "register_transcription_provider", "register_provider",
+)
+
+
+class PluginContext:
+    """The `ctx` passed to register(ctx), with upstream's method signatures."""
+
+    def __init__(self, bridge, plugin, info):
+        self._bridge = bridge
+        self._plugin = plugin
+        self._info = info
+        self.manifest = PluginManifest(plugin.get("manifest"), plugin)
+        self._state = None
+
+    # -- plumbing
+    def _call(self, method, params):
+        try:
+            return self._bridge.call(method, params)
+        except HostError as exc:
+            cls = _ERROR_CLASSES.get(exc.code)
+            if cls is PermissionError and method == "ctx.register_tool":
+                raise PluginToolOverrideError(str(exc)) from None
+            if cls is not None:
+                raise cls(str(exc)) from None
+            raise RuntimeError(str(exc)) from None
+
+    def _facade(self, name, args, kwargs):
+        return self._call("ctx.facade", {"name": name, "args": list(args), "kwargs": dict(kwargs)})
+
+    def _facade_dict(self, name, args, kwargs):
+        try:
+            return self._facade(name, args, kwargs)
+        except Exception as exc:
+            return {"ok": False, "error": "gateway_unavailable", "detail": str(exc)}
+
+    def _handle(self, fn):
+        return self._bridge.handle(fn)
+
+    # -- identity
+    @property
+    def plugin_id(self):
+        return self._plugin.get("id") or self.manifest.name
+
+    @property
+    def profile_name(self):
+        return self._info.get("profile_name") or "default"
+
+    def has_plugin(self, plugin_id):
+        return bool(self._call("ctx.has_plugin", {"name": plugin_id}))
+
+    def has_capability(self, capability):
+        return bool(self._call("ctx.has_capability", {"name": capability}))
+
+    # -- registration
+    def register_tool(self, name, toolset, schema, handler, check_fn=None, requires_env=None,
+                      is_async=False, description="", emoji="", override=False, **extra):
+        if not callable(handler):
+            raise TypeError("register_tool: handler must be callable")
+        params = {
+            "name": name, "toolset": toolset, "schema": schema or {}, "handle": self._handle(handler),
+            "requires_env": list(requires_env or []), "is_async": bool(is_async),
+            "description": description or "", "emoji": emoji or "", "override": bool(override),
+        }
+        if check_fn is not None:
+            params["check_handle"] = self._handle(check_fn)
+        res = self._call("ctx.register_tool", params) or {}
+        if not res.get("registered"):
+            return None
+        return PluginRegistration(self, "tool", name)
+
+    def register_hook(self, hook_name=None, callback=None, **kwargs):
+        hook_name = hook_name or kwargs.pop("name", None) or kwargs.pop("hook", None)
+        callback = callback or kwargs.pop("handler", None) or kwargs.pop("fn", None)
+        if not hook_name or not callable(callback):
+            raise TypeError("register_hook(hook_name, callback): a hook name and a callable are required")
+        qual = getattr(callback, "__qualname__", None) or getattr(callback, "__name__", None) or repr(callback)
+        self._call("ctx.register_hook", {"hook": hook_name, "handle": self._handle(callback), "callback": qual})
+        return PluginRegistration(self, "hook", hook_name)
+
+    def register_command(self, name, handler, description="", args_hint="", argument_mode=None, **kwargs):
+        if not callable(handler):
+            raise TypeError("register_command: handler must be callable")
+        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+        is_async = bool(code is not None and code.co_flags & CO_COROUTINE)
+        res = self._call("ctx.register_command", {
+            "name": name, "handle": self._handle(handler), "description": description or "",
+            "args_hint": args_hint or "", "argument_mode": argument_mode or "", "is_async": is_async,
+        }) or {}
+        if not res.get("registered"):
+            return None
+        return PluginRegistration(self, "command", name)
+
+    def register_cli_command(self, name, help="", setup_fn=None, handler_fn=None, description="", **kwargs):
+        params = {"name": name, "help": help or "", "description": description or ""}
+        if setup_fn is not None:
+            params["setup_handle"] = self._handle(setup_fn)
+        if handler_fn is not None:
+            params["handler_handle"] = self._handle(handler_fn)
+        self._call("ctx.register_cli_command", params)
+        return PluginRegistration(self, "cli_command", name)
+
+    def register_skill(self, name, path, description="", frontmatter=None, **kwargs):
+        self._call("ctx.register_skill", {"name": name, "path": os.fspath(path),
+                                          "description": description or "",
+                                          "frontmatter": frontmatter or {}})
+        return PluginRegistration(self, "skill", name)
+
+    def register_middleware(self, kind, callback, **kwargs):
+        if not callable(callback):
+            raise TypeError("register_middleware: callback must be callable")
+        self._call("ctx.register_middleware", {"kind": kind, "handle": self._handle(callback)})
+        return PluginRegistration(self, "middleware", kind)
+
+    def register_redaction_patterns(self, patterns):
+        try:
+            res = self._call("ctx.register_other", {
+                "registrar": "register_redaction_patterns",
+                "details": {"patterns": [str(p) for p in (patterns or [])]},
+            })
+        except Exception:
+            return 0
+        return int((res or {}).get("accepted", 0))
+
+    def _register_other(self, registrar, args, kwargs):
+        name = ""
+        handle = None
+        for value in list(args) + list(kwargs.values()):
+            if isinstance(value, str) and not name:
+                name = value
+            elif callable(value) and handle is None:
+                handle = self._handle(value)
+        if not name:
+            obj = args[0] if args else None
+            name = getattr(obj, "name", None) or type(obj).__name__ if obj is not None else ""
+        details = {k: v for k, v in kwargs.items() if isinstance(v, (str, int, float, bool))}
+        self._call("ctx.register_other", {"registrar": registrar, "name": str(name or ""),
+                                          "handle": handle, "details": details})
+        return PluginRegistration(self, registrar[len("register_"):], str(name or registrar), handle)
+
+    def __getattr__(self, attr):
+        if attr in _OTHER_REGISTRARS:
+            def registrar(*args, **kwargs):
+                return self._register_other(attr, args, kwargs)
+            registrar.__name__ = attr
+            return registrar
+        raise AttributeError("'PluginContext' object has no attribute %r" % attr)
+
+    # -- config & state
+    def get_config(self, key, default=None):
+        return self._call("ctx.get_config", {"key": key, "default": default})
+
+    def set_config(self, key, value):
+        self._call("ctx.set_config", {"key": key, "value": value})
+
+    @property
+    def state(self):
+        if self._state is None:
+            self._state = PluginState(self)
+        return self._state
+
+    # -- lifecycle
+    def on_unload(self, callback):
+        if not callable(callback):
+            raise TypeError("on_unload: callback must be callable")
+        self._bridge.unload_callbacks.append(callback)
+        return PluginRegistration(self, "on_unload", getattr(callback, "__name__", "callback"))
+
+    def spawn_task(self, coro, *, name=None):
+        import asyncio
+
+        loop = self._bridge.get_loop()
+        box = {}
+        ready = threading.Event()
+
+        def start():
+            box["task"] = loop.create_task(coro, name=name)
+            ready.set()
+
+        loop.call_soon_threadsafe(start)
+        ready.wait()
+        self._bridge.unload_callbacks.append(lambda: loop.call_soon_threadsafe(box["task"].cancel))
+        return box["task"]
+
+    # -- event bus
+    def emit(self, event, payload=None):
+        if not isinstance(event, str) or not event:
+            raise ValueError("emit: event name must be a non-empty string")
+        if ":" in event:
+            raise ValueError("emit: event name %r must not contain ':' (it is published as "
+                             "'<plugin>:<event>'; the 'hermes:' namespace is reserved)" % event)
+        if payload is not None and not isinstance(payload, dict):
+            raise TypeError("emit: payload must be a dict or None")
+        return int(self._call("ctx.emit", {"event": event, "payload": payload or {}}) or 0)
+
+    def subscribe(self, event, callback):
+        if not callable(callback):
+            raise TypeError("subscribe: callback must be callable")
+        self._call("ctx.subscribe", {"event": event, "handle": self._handle(callback)})
+        return PluginRegistration(self, "event_subscription", event)
+
+    # -- runtime facades
+    def dispatch_tool(self, tool_name, args=None, **kwargs):
+        return self._call("ctx.dispatch_tool", {"tool_name": tool_name, "args": args or {}, "kwargs": kwargs})
+
+    def inject_message(self, content, role="user", *, session_key=None):
+        return bool(self._facade("inject_message", (content,), {"role": role, "session_key": session_key}))
+
+    def call_mcp(self, server, tool, arguments=None, timeout=30):
+        return self._facade("call_mcp", (server, tool), {"arguments": arguments, "timeout": timeout})
+
+    def emit_status(self, text, key, *, session_id=None, platform=None, chat_id=None, metadata=None):
+        try:
+            return self._facade("emit_status", (text, key), {
+                "session_id": session_id, "platform": platform, "chat_id": chat_id, "metadata": metadata})
+        except Exception as exc:
+            return {"accepted": False, "error": str(exc)}
+
+    @property
+    def llm(self):
+        return _Unavailable(self, "llm")
+
+    @property
+    def subagent_lifecycle(self):
+        return _Unavailable(self, "subagent_lifecycle")
+
+    @property
+    def platform_actions(self):
+        return _PlatformActions(self)
+
+
+def main():
+    fd_in = int(os.environ.get("HERMES_PLUGIN_FD_IN", "-1"))
+    fd_out = int(os.environ.get("HERMES_PLUGIN_FD_OUT", "-1"))
+    if fd_in < 0 or fd_out < 0 or os.environ.get("HERMES_PLUGIN_MAGIC_COOKIE") != "hermes-plugin-v1-7d3f0b2a":
+        sys.stderr.write("This program is a hermes plugin host bridge; it is started by `hermes`, not by hand.\n")
+        return 2
+    compat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hermes_compat")
+    if os.path.isdir(compat):
+        sys.path.append(compat)
+    rfile = os.fdopen(fd_in, "rb", buffering=1 << 16)
+    wfile = os.fdopen(fd_out, "wb", buffering=0)
+    bridge = Bridge(rfile, wfile)
+    bridge.threads = 1
+    bridge.worker()
+    return 0
+

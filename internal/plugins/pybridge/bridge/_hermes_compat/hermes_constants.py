@@ -1,0 +1,15 @@
+"""Compatibility shim for the `hermes_constants` helpers plugins commonly import."""
+
+import os
+from pathlib import Path
+
+
+def get_hermes_home():
+    value = os.environ.get("HERMES_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".hermes"
+
+
+def display_hermes_home():
+    home = str(get_hermes_home())
+    user = str(Path.home())
+    return "~" + home[len(user):] if home.startswith(user) else home

@@ -1,0 +1,1 @@
+"""Compatibility shim: the parts of Hermes' `tools` package that plugins import."""

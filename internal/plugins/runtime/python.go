@@ -1,0 +1,127 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// PythonInfo is what hermes knows about the configured interpreter.
+type PythonInfo struct {
+	Configured string   `json:"configured"` // as written in config / env ("python3")
+	Executable string   `json:"executable"` // the real interpreter binary (sys.executable)
+	Version    string   `json:"version"`
+	Path       []string `json:"path"` // sys.path, for entry-point discovery
+}
+
+// SitePackages returns the sys.path directories that can hold distributions.
+func (pi PythonInfo) SitePackages() []string {
+	var out []string
+	for _, p := range pi.Path {
+		if strings.HasSuffix(p, ".zip") {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ChooseInterpreter applies upstream's order: plugins.python from config, else
+// HERMES_PYTHON, else python3.
+func ChooseInterpreter(configured string, env func(string) string) string {
+	if configured != "" {
+		return configured
+	}
+	if v := env("HERMES_PYTHON"); v != "" {
+		return v
+	}
+	return "python3"
+}
+
+const probeScript = `import sys, json
+print(json.dumps({"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "path": [p for p in sys.path if p]}))`
+
+// ProbePython resolves the interpreter and asks it (once, then cached by the binary's
+// identity) for its real executable and sys.path. Running the real executable rather
+// than a launcher shim (pyenv's costs ~25 ms a start) keeps plugin start-up fast.
+func ProbePython(ctx context.Context, configured string, env func(string) string, cacheDir, cwd string) (PythonInfo, error) {
+	path, err := exec.LookPath(configured)
+	if err != nil {
+		return PythonInfo{}, fmt.Errorf("python interpreter %q not found: install Python 3 or set plugins.python in config.yaml (or HERMES_PYTHON) to an interpreter", configured)
+	}
+	abs, _ := filepath.Abs(path)
+	st, err := os.Stat(abs)
+	if err != nil {
+		return PythonInfo{}, fmt.Errorf("python interpreter %q: %w", abs, err)
+	}
+	key := strings.Join([]string{configured, abs, strconv.FormatInt(st.ModTime().UnixNano(), 10),
+		strconv.FormatInt(st.Size(), 10), env("PYENV_VERSION"), env("VIRTUAL_ENV"), cwd}, "\x00")
+	cachePath := filepath.Join(cacheDir, "python-probe.json")
+	cache := map[string]PythonInfo{}
+	if b, err := os.ReadFile(cachePath); err == nil {
+		_ = json.Unmarshal(b, &cache)
+	}
+	if info, ok := cache[key]; ok {
+		if _, err := os.Stat(info.Executable); err == nil {
+			return info, nil
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(pctx, abs, "-c", probeScript)
+	cmd.Dir = cwd
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		detail := ""
+		if errors.As(err, &ee) {
+			detail = strings.TrimSpace(string(ee.Stderr))
+		}
+		return PythonInfo{}, fmt.Errorf("python interpreter %s does not run (%v) %s: fix it or set plugins.python", abs, err, detail)
+	}
+	var info PythonInfo
+	if err := json.Unmarshal(out, &info); err != nil {
+		return PythonInfo{}, fmt.Errorf("python interpreter %s gave an unexpected answer: %w", abs, err)
+	}
+	info.Configured = configured
+	if info.Executable == "" {
+		info.Executable = abs
+	}
+	if !versionAtLeast(info.Version, 3, 8) {
+		return PythonInfo{}, fmt.Errorf("python interpreter %s is version %s; plugins need Python 3.8 or newer", abs, info.Version)
+	}
+	if len(cache) > 32 {
+		cache = map[string]PythonInfo{}
+	}
+	cache[key] = info
+	if b, err := json.Marshal(cache); err == nil {
+		if os.MkdirAll(cacheDir, 0o700) == nil {
+			_ = renameio.WriteFile(cachePath, b, 0o600)
+		}
+	}
+	return info, nil
+}
+
+func versionAtLeast(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || (ma == major && mi >= minor)
+}

@@ -1,0 +1,117 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
+)
+
+// Spec describes one plugin to start.
+type Spec struct {
+	Init    protocol.InitializeParams // Plugin info, home, profile
+	Runtime string                    // "python" | "exec"
+	Command []string                  // exec: argv from the manifest
+	Env     []string                  // base environment for the process
+	WorkDir string                    // python: the user's cwd; exec: defaults to the plugin dir
+}
+
+// Runtime starts plugin processes of one kind. Start returns after the handshake.
+type Runtime interface {
+	Start(ctx context.Context, spec Spec, host protocol.Handler) (*Process, protocol.InitializeResult, error)
+}
+
+// Python runs directory and entry-point plugins through the embedded bridge.
+type Python struct {
+	Interpreter string // absolute path of the interpreter to run
+	Script      string // unpacked bridge entry script
+	Options     Options
+}
+
+// Start launches the bridge for one plugin.
+func (r *Python) Start(ctx context.Context, spec Spec, host protocol.Handler) (*Process, protocol.InitializeResult, error) {
+	env := append(append([]string{}, spec.Env...), "PYTHONUNBUFFERED=1")
+	cmd := Command{
+		PluginID: spec.Init.Plugin.ID,
+		Argv:     []string{r.Interpreter, r.Script},
+		Dir:      spec.WorkDir,
+		Env:      env,
+	}
+	return handshake(ctx, cmd, spec, host, r.Options)
+}
+
+// Exec runs any executable that speaks the protocol (Go plugins built with pkg/pluginsdk,
+// or any other language).
+type Exec struct {
+	Options Options
+}
+
+// Start launches the manifest's command in the plugin directory.
+func (r *Exec) Start(ctx context.Context, spec Spec, host protocol.Handler) (*Process, protocol.InitializeResult, error) {
+	if len(spec.Command) == 0 {
+		return nil, protocol.InitializeResult{}, errors.New("runtime exec needs `command: [program, args...]` in plugin.yaml")
+	}
+	dir := spec.Init.Plugin.Dir
+	argv := append([]string{}, spec.Command...)
+	prog, err := resolveProgram(argv[0], dir)
+	if err != nil {
+		return nil, protocol.InitializeResult{}, err
+	}
+	argv[0] = prog
+	wd := spec.WorkDir
+	if wd == "" {
+		wd = dir
+	}
+	cmd := Command{PluginID: spec.Init.Plugin.ID, Argv: argv, Dir: wd, Env: spec.Env}
+	return handshake(ctx, cmd, spec, host, r.Options)
+}
+
+// resolveProgram finds argv[0]: a path with a separator is relative to the plugin
+// directory; a bare name is looked up on PATH.
+func resolveProgram(name, dir string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("plugin command %q not found in %s: build it first or fix `command` in plugin.yaml", name, dir)
+		}
+		return p, nil
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("plugin command %q is not on PATH: install it or give a path in `command`", name)
+	}
+	return p, nil
+}
+
+func handshake(ctx context.Context, cmd Command, spec Spec, host protocol.Handler, opts Options) (*Process, protocol.InitializeResult, error) {
+	var res protocol.InitializeResult
+	p, err := start(cmd, host, opts)
+	if err != nil {
+		return nil, res, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, opts.handshakeTimeout())
+	defer cancel()
+	init := spec.Init
+	init.ProtocolVersion = protocol.Version
+	if err := p.Call(hctx, protocol.MethodInitialize, init, &res); err != nil {
+		p.Stop(context.Background())
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, res, fmt.Errorf("plugin %s did not complete the protocol handshake within %s", cmd.PluginID, opts.handshakeTimeout())
+		}
+		return nil, res, fmt.Errorf("plugin %s handshake failed: %w", cmd.PluginID, err)
+	}
+	if res.ProtocolVersion != protocol.Version {
+		p.Stop(context.Background())
+		return nil, res, fmt.Errorf("plugin %s speaks protocol version %d, this hermes speaks %d: update the plugin or hermes",
+			cmd.PluginID, res.ProtocolVersion, protocol.Version)
+	}
+	return p, res, nil
+}

@@ -1,0 +1,344 @@
+// Package protocol defines the wire contract between the hermes host and out-of-process
+// plugins: JSON-RPC 2.0, one JSON object per line, in both directions, on two dedicated
+// pipes (never the plugin's stdout, which stays free for print()).
+//
+// The host starts the plugin with the read end of the host→plugin pipe as file
+// descriptor EnvFDIn and the write end of the plugin→host pipe as EnvFDOut, and with
+// EnvMagicCookie set. The first exchange is MethodInitialize, which carries the
+// protocol version; the host then calls MethodRegister, during which the plugin calls
+// back the ctx.* methods to record what it registers.
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Version is the protocol version both sides must agree on in MethodInitialize.
+const Version = 1
+
+// Environment variables the host sets for a plugin process.
+const (
+	EnvMagicCookie   = "HERMES_PLUGIN_MAGIC_COOKIE"
+	MagicCookieValue = "hermes-plugin-v1-7d3f0b2a"
+	EnvFDIn          = "HERMES_PLUGIN_FD_IN"  // the plugin reads host messages here
+	EnvFDOut         = "HERMES_PLUGIN_FD_OUT" // the plugin writes its messages here
+)
+
+// DefaultMaxMessageBytes caps one protocol line; a bigger message fails the connection.
+const DefaultMaxMessageBytes = 16 << 20
+
+// Methods the host calls on a plugin.
+const (
+	MethodInitialize = "initialize"
+	MethodRegister   = "register"
+	MethodShutdown   = "shutdown"
+	MethodPing       = "ping"
+	MethodToolCall   = "tool.call"
+	MethodHookCall   = "hook.call"
+	MethodCommand    = "command.call"
+	MethodCheck      = "check.call"
+	MethodEvent      = "event.deliver"
+	MethodCLIRun     = "cli.run"
+	MethodCancel     = "$/cancelRequest" // notification, both directions
+)
+
+// Methods a plugin calls on the host (the ctx facade).
+const (
+	MethodLog                = "log" // notification
+	MethodRegisterTool       = "ctx.register_tool"
+	MethodRegisterHook       = "ctx.register_hook"
+	MethodRegisterCommand    = "ctx.register_command"
+	MethodRegisterCLICommand = "ctx.register_cli_command"
+	MethodRegisterSkill      = "ctx.register_skill"
+	MethodRegisterMiddleware = "ctx.register_middleware"
+	MethodRegisterOther      = "ctx.register_other" // registrars this host records but does not serve yet
+	MethodGetConfig          = "ctx.get_config"
+	MethodSetConfig          = "ctx.set_config"
+	MethodStateGet           = "ctx.state_get"
+	MethodStateSet           = "ctx.state_set"
+	MethodHasPlugin          = "ctx.has_plugin"
+	MethodHasCapability      = "ctx.has_capability"
+	MethodDispatchTool       = "ctx.dispatch_tool"
+	MethodEmit               = "ctx.emit"
+	MethodSubscribe          = "ctx.subscribe"
+	MethodOnUnload           = "ctx.on_unload"
+	MethodFacade             = "ctx.facade" // llm, call_mcp, inject_message, platform_actions, ...
+)
+
+// Error codes. The standard JSON-RPC ones, then ours; the Python bridge maps ours to
+// the exception classes upstream plugins expect (PermissionError, ValueError, ...).
+const (
+	CodeParseError      = -32700
+	CodeInvalidRequest  = -32600
+	CodeMethodNotFound  = -32601
+	CodeInvalidParams   = -32602
+	CodeInternal        = -32603
+	CodeHandlerError    = -32000 // the plugin's handler raised; Data is HandlerErrorData
+	CodePermission      = -32001 // maps to PermissionError
+	CodeInvalidArgument = -32002 // maps to ValueError
+	CodeNotAvailable    = -32003 // the host does not offer this API yet
+	CodeCancelled       = -32004 // the caller gave up (timeout, interrupt)
+	CodeNotFound        = -32005 // maps to LookupError / FileNotFoundError
+	CodeTypeError       = -32006 // maps to TypeError
+	CodeRuntimeError    = -32007 // maps to RuntimeError
+)
+
+// Message is one JSON-RPC 2.0 object: a request (Method+ID), a notification (Method, no
+// ID) or a response (ID with Result or Error).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Error is a JSON-RPC error object; it is also a Go error.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// HandlerErrorData describes an exception raised by plugin code.
+type HandlerErrorData struct {
+	Type      string `json:"type"`                // exception class, e.g. "KeyError"
+	Traceback string `json:"traceback,omitempty"` // formatted traceback, for logs
+	Module    string `json:"module,omitempty"`    // ModuleNotFoundError: the missing module
+}
+
+// PluginInfo tells a plugin process who it is.
+type PluginInfo struct {
+	ID       string         `json:"id"` // registry key: manifest name or "<category>/<name>"
+	Name     string         `json:"name"`
+	Dir      string         `json:"dir"`
+	Source   string         `json:"source"` // bundled | user | project | entrypoint
+	Kind     string         `json:"kind"`
+	Module   string         `json:"module,omitempty"` // python: import name (entry points: module path)
+	Manifest map[string]any `json:"manifest"`
+}
+
+// InitializeParams is the host's half of the handshake.
+type InitializeParams struct {
+	ProtocolVersion int        `json:"protocol_version"`
+	HostVersion     string     `json:"host_version"`
+	Plugin          PluginInfo `json:"plugin"`
+	HermesHome      string     `json:"hermes_home"`
+	ProfileName     string     `json:"profile_name"`
+}
+
+// InitializeResult is the plugin's half of the handshake.
+type InitializeResult struct {
+	ProtocolVersion int    `json:"protocol_version"`
+	Runtime         string `json:"runtime"`                   // "python", "go", ...
+	RuntimeVersion  string `json:"runtime_version,omitempty"` // e.g. "3.11.7"
+	Executable      string `json:"executable,omitempty"`      // the interpreter actually running
+}
+
+// ToolCallParams invokes a registered tool handler: handler(args, **kwargs).
+type ToolCallParams struct {
+	Handle string         `json:"handle"`
+	Args   map[string]any `json:"args"`
+	Kwargs map[string]any `json:"kwargs,omitempty"`
+}
+
+// HookCallParams invokes a hook callback with the hook's payload as keyword arguments.
+type HookCallParams struct {
+	Handle string         `json:"handle"`
+	Hook   string         `json:"hook"`
+	Kwargs map[string]any `json:"kwargs"`
+}
+
+// CommandCallParams invokes a slash-command handler: handler(raw_args).
+type CommandCallParams struct {
+	Handle  string `json:"handle"`
+	RawArgs string `json:"raw_args"`
+}
+
+// CheckCallParams invokes a zero-argument availability check (check_fn).
+type CheckCallParams struct {
+	Handle string `json:"handle"`
+}
+
+// EventParams delivers an event-bus message to a subscriber.
+type EventParams struct {
+	Handle  string         `json:"handle"`
+	Event   string         `json:"event"`
+	Payload map[string]any `json:"payload"`
+}
+
+// CLIRunParams runs a plugin CLI command (`hermes <name> ...`).
+type CLIRunParams struct {
+	Name          string   `json:"name"`
+	Prog          string   `json:"prog"`
+	Argv          []string `json:"argv"`
+	SetupHandle   string   `json:"setup_handle,omitempty"`
+	HandlerHandle string   `json:"handler_handle,omitempty"`
+	Help          string   `json:"help,omitempty"`
+	Description   string   `json:"description,omitempty"`
+}
+
+// CLIRunResult is the exit code of a plugin CLI command.
+type CLIRunResult struct {
+	ExitCode int `json:"exit_code"`
+}
+
+// CancelParams names the request id to cancel.
+type CancelParams struct {
+	ID json.RawMessage `json:"id"`
+}
+
+// LogParams is a log record from the plugin.
+type LogParams struct {
+	Level   string `json:"level"` // debug | info | warning | error
+	Message string `json:"message"`
+	Logger  string `json:"logger,omitempty"`
+}
+
+// RegisterToolParams mirrors ctx.register_tool.
+type RegisterToolParams struct {
+	Name        string         `json:"name"`
+	Toolset     string         `json:"toolset"`
+	Schema      map[string]any `json:"schema"`
+	Handle      string         `json:"handle"`
+	CheckHandle string         `json:"check_handle,omitempty"`
+	RequiresEnv []string       `json:"requires_env,omitempty"`
+	IsAsync     bool           `json:"is_async,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Emoji       string         `json:"emoji,omitempty"`
+	Override    bool           `json:"override,omitempty"`
+}
+
+// RegisterHookParams mirrors ctx.register_hook.
+type RegisterHookParams struct {
+	Hook     string `json:"hook"`
+	Handle   string `json:"handle"`
+	Callback string `json:"callback,omitempty"` // qualified function name, for messages
+}
+
+// RegisterCommandParams mirrors ctx.register_command.
+type RegisterCommandParams struct {
+	Name         string `json:"name"`
+	Handle       string `json:"handle"`
+	Description  string `json:"description,omitempty"`
+	ArgsHint     string `json:"args_hint,omitempty"`
+	ArgumentMode string `json:"argument_mode,omitempty"`
+	IsAsync      bool   `json:"is_async,omitempty"`
+}
+
+// RegisterCLICommandParams mirrors ctx.register_cli_command.
+type RegisterCLICommandParams struct {
+	Name          string `json:"name"`
+	Help          string `json:"help,omitempty"`
+	Description   string `json:"description,omitempty"`
+	SetupHandle   string `json:"setup_handle,omitempty"`
+	HandlerHandle string `json:"handler_handle,omitempty"`
+}
+
+// RegisterSkillParams mirrors ctx.register_skill.
+type RegisterSkillParams struct {
+	Name        string         `json:"name"`
+	Path        string         `json:"path"`
+	Description string         `json:"description,omitempty"`
+	Frontmatter map[string]any `json:"frontmatter,omitempty"`
+}
+
+// RegisterMiddlewareParams mirrors ctx.register_middleware.
+type RegisterMiddlewareParams struct {
+	Kind   string `json:"kind"`
+	Handle string `json:"handle"`
+}
+
+// RegisterOtherParams records a registrar this host accepts but does not serve yet
+// (register_platform, register_approval_transport, providers, ...).
+type RegisterOtherParams struct {
+	Registrar string         `json:"registrar"`
+	Name      string         `json:"name,omitempty"`
+	Handle    string         `json:"handle,omitempty"`
+	Details   map[string]any `json:"details,omitempty"`
+}
+
+// RegisterResult answers a ctx.register_* call.
+type RegisterResult struct {
+	Registered bool   `json:"registered"`
+	Warning    string `json:"warning,omitempty"`
+}
+
+// ConfigGetParams mirrors ctx.get_config(key, default).
+type ConfigGetParams struct {
+	Key     string `json:"key"`
+	Default any    `json:"default,omitempty"`
+}
+
+// ConfigSetParams mirrors ctx.set_config(key, value).
+type ConfigSetParams struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+// StateGetParams mirrors ctx.state.get(key, default).
+type StateGetParams struct {
+	Key     string `json:"key"`
+	Default any    `json:"default,omitempty"`
+}
+
+// StateSetParams mirrors ctx.state.set(key, value).
+type StateSetParams struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+// NameParams carries one name (has_plugin, has_capability).
+type NameParams struct {
+	Name string `json:"name"`
+}
+
+// DispatchToolParams mirrors ctx.dispatch_tool(tool_name, args, **kwargs).
+type DispatchToolParams struct {
+	ToolName string         `json:"tool_name"`
+	Args     map[string]any `json:"args"`
+	Kwargs   map[string]any `json:"kwargs,omitempty"`
+}
+
+// EmitParams mirrors ctx.emit(event, payload).
+type EmitParams struct {
+	Event   string         `json:"event"`
+	Payload map[string]any `json:"payload,omitempty"`
+}
+
+// SubscribeParams mirrors ctx.subscribe(event, callback).
+type SubscribeParams struct {
+	Event  string `json:"event"`
+	Handle string `json:"handle"`
+}
+
+// OnUnloadParams registers a cleanup callback run at shutdown.
+type OnUnloadParams struct {
+	Handle string `json:"handle"`
+}
+
+// FacadeParams calls a runtime facade by dotted name, e.g. "call_mcp", "llm.complete",
+// "platform_actions.add_reaction", "inject_message".
+type FacadeParams struct {
+	Name   string         `json:"name"`
+	Args   []any          `json:"args,omitempty"`
+	Kwargs map[string]any `json:"kwargs,omitempty"`
+}
+
+// MethodDispose withdraws one registration (PluginRegistration.dispose()).
+const MethodDispose = "ctx.dispose"
+
+// DisposeParams names the registration to withdraw.
+type DisposeParams struct {
+	Kind string `json:"kind"`
+	Key  string `json:"key"`
+}
