@@ -1,0 +1,164 @@
+// Package cli is the hermes command line: one file per verb, each an options struct
+// plus a run function, with terminal, environment and working directory injected
+// through App so commands are testable end to end in-process.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/plugins"
+)
+
+// Version is the hermes version (set at build time with -ldflags).
+var Version = "0.1.0"
+
+// IO owns the terminal: the streams and whether they are TTYs.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	InTTY  bool
+	OutTTY bool
+	ErrTTY bool
+}
+
+// CanPrompt reports whether a human can answer prompts (stdin and stdout are TTYs).
+func (s *IO) CanPrompt() bool { return s.InTTY && s.OutTTY }
+
+// App is the injection root every command reads from.
+type App struct {
+	IO      *IO
+	Env     func(string) string
+	Cwd     string
+	Profile string // --profile
+
+	logMu     sync.Mutex
+	logFile   *os.File
+	logFailed bool
+	windows   map[string]*rateWindow
+	homeVal   *home.Home
+}
+
+// NewApp builds the production App from the process environment.
+func NewApp() *App {
+	cwd, _ := os.Getwd()
+	return &App{
+		IO: &IO{
+			In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+			InTTY:  isatty.IsTerminal(os.Stdin.Fd()),
+			OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+			ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
+		},
+		Env: os.Getenv,
+		Cwd: cwd,
+	}
+}
+
+// Home resolves HERMES_HOME and the profile once.
+func (a *App) Home() (home.Home, error) {
+	if a.homeVal != nil {
+		return *a.homeVal, nil
+	}
+	h, err := home.Resolve(a.Env, a.Profile)
+	if err != nil {
+		return home.Home{}, err
+	}
+	a.homeVal = &h
+	return h, nil
+}
+
+// Color reports whether output to a TTY may use colour.
+func (a *App) Color() bool {
+	return a.IO.OutTTY && a.Env("NO_COLOR") == "" && a.Env("TERM") != "dumb"
+}
+
+// Manager creates a plugin manager for this invocation, already discovered.
+func (a *App) Manager() (*plugins.Manager, error) {
+	h, err := a.Home()
+	if err != nil {
+		return nil, err
+	}
+	m := plugins.New(plugins.Options{
+		Home:        h,
+		Env:         a.Env,
+		Cwd:         a.Cwd,
+		HostVersion: Version,
+		Builtins:    builtinPlugins(),
+		Sink:        a.pluginLine,
+		Logger:      a.logger(),
+	})
+	if err := m.Discover(); err != nil {
+		return nil, err
+	}
+	for _, w := range m.Warnings() {
+		a.warn(w)
+	}
+	return m, nil
+}
+
+func (a *App) warn(msg string) {
+	if strings.HasPrefix(msg, "debug:") {
+		return
+	}
+	fmt.Fprintf(a.IO.Err, "warning: %s\n", msg)
+}
+
+// logger is hermes' own structured log: warnings to stderr only when debugging,
+// everything to $HERMES_HOME/logs/hermes.log.
+func (a *App) logger() *slog.Logger {
+	level := slog.LevelWarn
+	if truthy(a.Env("HERMES_PLUGINS_DEBUG")) {
+		level = slog.LevelDebug
+	}
+	var w io.Writer = io.Discard
+	if truthy(a.Env("HERMES_PLUGINS_DEBUG")) {
+		w = a.IO.Err
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// Close releases what the App opened.
+func (a *App) Close() {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	if a.logFile != nil {
+		a.logFile.Close()
+		a.logFile = nil
+	}
+}
+
+// runWithManager discovers plugins, loads the enabled ones, runs fn, and always stops
+// every plugin process before returning.
+func (a *App) runWithManager(ctx context.Context, fn func(m *plugins.Manager) error) error {
+	m, err := a.Manager()
+	if err != nil {
+		return err
+	}
+	defer m.Close(context.Background())
+	if err := m.Load(ctx, nil); err != nil {
+		return err
+	}
+	for _, p := range m.Plugins() {
+		if e := p.ErrorText(); e != "" && p.Decision.Load {
+			fmt.Fprintf(a.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)
+		}
+	}
+	return fn(m)
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/capability"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/plugins"
+)
+
+// confirm asks a yes/no question on the terminal; only "y"/"yes" count, EOF is no.
+func (a *App) confirm(prompt string) bool {
+	if !a.IO.CanPrompt() {
+		return false
+	}
+	fmt.Fprint(a.IO.Out, prompt)
+	line, err := bufio.NewReader(a.IO.In).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(a.IO.Out)
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// afterEnableConsent runs the capability consent flow after enabling a non-bundled
+// plugin, or the legacy tool-override question when it declares no capabilities.
+func afterEnableConsent(ctx context.Context, app *App, m *plugins.Manager, p *plugins.Plugin, allowSet, denySet bool) error {
+	declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)
+	if len(declared) > 0 {
+		if err := runCapabilityConsent(ctx, app, m, p.Key, declared, "requests"); err != nil {
+			return err
+		}
+		if !allowSet && !denySet {
+			return nil
+		}
+	}
+	var value *bool
+	switch {
+	case allowSet:
+		v := true
+		value = &v
+	case denySet:
+		v := false
+		value = &v
+	case len(declared) == 0 && app.IO.CanPrompt():
+		fmt.Fprintln(app.IO.Out, "Allow this plugin to replace built-in tools (e.g. shell_exec, write_file)?")
+		fmt.Fprintln(app.IO.Out, "Only plugins you trust should get this: an override sees every call routed through that tool.")
+		v := app.confirm("Grant it? [y/N] ")
+		value = &v
+	}
+	if value == nil {
+		return nil
+	}
+	return m.Store().Update(ctx, func(d *config.Doc) error {
+		return d.SetPath([]string{"plugins", "entries", p.Key, "allow_tool_override"}, *value)
+	})
+}
+
+// runCapabilityConsent asks once for the pending declared capabilities. Outside a
+// terminal nothing is granted (fail closed) and the user is told how to grant later.
+func runCapabilityConsent(ctx context.Context, app *App, m *plugins.Manager, id string, declared []string, verb string) error {
+	doc, err := m.Store().Load()
+	if err != nil {
+		return err
+	}
+	pending := capability.Pending(doc.Map(), id, declared)
+	if len(pending) == 0 {
+		if capability.DeclaredSetChanged(doc.Map(), id, declared) {
+			return m.Store().Update(ctx, func(d *config.Doc) error {
+				return capability.RecordConsent(d, id, nil, declared, time.Now())
+			})
+		}
+		return nil
+	}
+	w := app.IO.Out
+	fmt.Fprintf(w, "Plugin %s %s the following capabilities:\n", id, verb)
+	for _, c := range pending {
+		capInfo, _ := capability.Lookup(c)
+		fmt.Fprintf(w, "    %s — %s\n", c, capInfo.Risk)
+	}
+	fmt.Fprintln(w, "Granting trusts the plugin author with these host surfaces. This is consent, not a sandbox — the plugin runs with your user's permissions.")
+	if !app.IO.CanPrompt() {
+		fmt.Fprintf(w, "Non-interactive session: capabilities NOT granted (fail closed). Run `hermes plugins capabilities %s` to review and `hermes plugins enable %s` to grant interactively.\n", id, id)
+		return nil
+	}
+	if !app.confirm("  Grant these capabilities? [y/N] ") {
+		fmt.Fprintf(w, "Declined. %s stays enabled with these capabilities off; it should degrade gracefully (ctx.has_capability()).\n", id)
+		return nil
+	}
+	err = m.Store().Update(ctx, func(d *config.Doc) error {
+		return capability.RecordConsent(d, id, pending, declared, time.Now())
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "✓ Granted: %s (plugins.entries.%s.granted_capabilities)\n", strings.Join(pending, ", "), id)
+	return nil
+}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Plugin output lines shown on stderr are rate limited so a plugin that floods its
+// stdout cannot drown the terminal; every line still reaches the log file.
+const (
+	linesPerSecond = 200
+	maxLogBytes    = 8 << 20
+)
+
+type rateWindow struct {
+	start      time.Time
+	shown      int
+	suppressed int
+}
+
+// pluginLine receives plugin stdout/stderr lines ("stdout"/"stderr") and log records
+// ("log:<level>"), shows them on hermes' stderr tagged with the plugin id, and appends
+// them to $HERMES_HOME/logs/plugins.log.
+func (a *App) pluginLine(pluginID, stream, line string) {
+	a.appendLog(pluginID, stream, line)
+	show := true
+	level := ""
+	if strings.HasPrefix(stream, "log:") {
+		level = strings.TrimPrefix(stream, "log:")
+		show = level == "warning" || level == "error" || level == "critical" || truthy(a.Env("HERMES_PLUGINS_DEBUG"))
+	}
+	if !show {
+		return
+	}
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	if a.windows == nil {
+		a.windows = map[string]*rateWindow{}
+	}
+	w := a.windows[pluginID]
+	now := time.Now()
+	if w == nil || now.Sub(w.start) >= time.Second {
+		if w != nil && w.suppressed > 0 {
+			fmt.Fprintf(a.IO.Err, "[%s] (%d more lines not shown; see %s)\n", pluginID, w.suppressed, a.pluginLogPath())
+		}
+		w = &rateWindow{start: now}
+		a.windows[pluginID] = w
+	}
+	if w.shown >= linesPerSecond {
+		w.suppressed++
+		return
+	}
+	w.shown++
+	tag := "[" + pluginID + "]"
+	text := line
+	if level != "" {
+		text = strings.ToUpper(level) + ": " + line
+	}
+	if strings.HasPrefix(text, tag) {
+		// Plugins conventionally prefix their own lines with [name]; don't say it twice.
+		fmt.Fprintln(a.IO.Err, text)
+		return
+	}
+	fmt.Fprintln(a.IO.Err, tag+" "+text)
+}
+
+// flushSuppressed reports lines that were held back at the end of a command.
+func (a *App) flushSuppressed() {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	for id, w := range a.windows {
+		if w.suppressed > 0 {
+			fmt.Fprintf(a.IO.Err, "[%s] (%d more lines not shown; see %s)\n", id, w.suppressed, a.pluginLogPath())
+			w.suppressed = 0
+		}
+	}
+}
+
+func (a *App) pluginLogPath() string {
+	h, err := a.Home()
+	if err != nil {
+		return "plugins.log"
+	}
+	return filepath.Join(h.LogsDir(), "plugins.log")
+}
+
+func (a *App) appendLog(pluginID, stream, line string) {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	if a.logFile == nil {
+		if a.logFailed {
+			return
+		}
+		path := a.pluginLogPath()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			a.logFailed = true
+			return
+		}
+		if st, err := os.Stat(path); err == nil && st.Size() > maxLogBytes {
+			_ = os.Rename(path, path+".1")
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			a.logFailed = true
+			return
+		}
+		a.logFile = f
+	}
+	fmt.Fprintf(a.logFile, "%s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), pluginID, stream, line)
+}

@@ -1,0 +1,442 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/plugins"
+)
+
+func newPluginsCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plugins",
+		Short: "List, enable, disable and inspect plugins",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !app.IO.CanPrompt() {
+				return failf("Interactive mode requires a terminal.\nUse: hermes plugins list | enable NAME | disable NAME | show NAME")
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
+	return cmd
+}
+
+// ---- list -------------------------------------------------------------------------
+
+type listOptions struct {
+	enabledOnly, userOnly, noBundled, plain, json bool
+}
+
+type listRow struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Version     string `json:"version"`
+	Description string `json:"description"`
+	Source      string `json:"source"`
+}
+
+func newPluginsListCmd(app *App) *cobra.Command {
+	var o listOptions
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List installed and bundled plugins with their state (starts no plugin)",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return pluginsList(app, o) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.enabledOnly, "enabled", false, "only plugins that are enabled")
+	f.BoolVar(&o.userOnly, "user", false, "only user-installed plugins (no bundled)")
+	f.BoolVar(&o.noBundled, "no-bundled", false, "hide bundled plugins")
+	f.BoolVar(&o.plain, "plain", false, "one plugin per line, no table")
+	f.BoolVar(&o.json, "json", false, "machine-readable output")
+	return cmd
+}
+
+// sourceLabel is upstream's Source column: bundled, user, git (a user plugin that is
+// a git checkout), project, entrypoint.
+func sourceLabel(p *plugins.Plugin) string {
+	c := p.Candidate
+	src := string(c.Source)
+	if src == "user" && c.Dir != "" {
+		if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err == nil {
+			return "git"
+		}
+	}
+	return src
+}
+
+func pluginsList(app *App, o listOptions) error {
+	m, err := app.Manager()
+	if err != nil {
+		return err
+	}
+	var rows []listRow
+	for _, p := range m.Plugins() {
+		if (o.userOnly || o.noBundled) && p.Candidate.Source == "bundled" {
+			continue
+		}
+		if o.enabledOnly && p.Status != plugins.StatusEnabled {
+			continue
+		}
+		mf := p.Candidate.Manifest
+		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(p)})
+	}
+	out := app.IO.Out
+	switch {
+	case o.json:
+		if rows == nil {
+			rows = []listRow{}
+		}
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintln(out, string(b))
+		return nil
+	case len(rows) == 0:
+		fmt.Fprintln(out, "No plugins installed.")
+		fmt.Fprintln(out, "Install with: hermes plugins install owner/repo")
+		return nil
+	case o.plain:
+		for _, r := range rows {
+			fmt.Fprintf(out, "%-12s %-8s %-8s %s\n", r.Status, r.Source, r.Version, r.Name)
+		}
+		return nil
+	}
+	t := &table{color: app.Color()}
+	t.header("Name", "Status", "Version", "Description", "Source")
+	for _, r := range rows {
+		t.row(r.Name, t.status(r.Status), r.Version, truncate(r.Description, 60), r.Source)
+	}
+	fmt.Fprintln(out, "Plugins")
+	t.write(out)
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Enable with: hermes plugins enable <name>   Inspect: hermes plugins show <name>")
+	return nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(strings.TrimSpace(strings.ReplaceAll(s, "\n", " ")))
+	if len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return string(r)
+}
+
+// ---- enable / disable -------------------------------------------------------------
+
+type enableOptions struct {
+	allowOverride, noAllowOverride bool
+}
+
+func newPluginsEnableCmd(app *App) *cobra.Command {
+	var o enableOptions
+	cmd := &cobra.Command{
+		Use:   "enable NAME",
+		Short: "Add a plugin to the plugins.enabled allow-list",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return pluginsEnable(cmd.Context(), app, args[0], o, cmd.Flags().Changed("allow-tool-override"), cmd.Flags().Changed("no-allow-tool-override"))
+		},
+	}
+	cmd.Flags().BoolVar(&o.allowOverride, "allow-tool-override", false, "let the plugin replace built-in tools (legacy allow_tool_override)")
+	cmd.Flags().BoolVar(&o.noAllowOverride, "no-allow-tool-override", false, "do not let the plugin replace built-in tools")
+	cmd.MarkFlagsMutuallyExclusive("allow-tool-override", "no-allow-tool-override")
+	return cmd
+}
+
+// leaf is the last path segment of a category key ("observability/langfuse" → "langfuse").
+func leaf(key string) string {
+	if i := strings.LastIndex(key, "/"); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, allowSet, denySet bool) error {
+	m, err := app.Manager()
+	if err != nil {
+		return err
+	}
+	p, err := m.Resolve(name)
+	if err != nil {
+		return failf("%v", err)
+	}
+	key := p.Key
+	already := false
+	err = m.Store().Update(ctx, func(d *config.Doc) error {
+		settings, _ := config.Plugins(d)
+		if settings.EnabledSet && contains(settings.Enabled, key) && !contains(settings.Disabled, key) {
+			already = true
+			return nil
+		}
+		if _, err := d.ListAppend("plugins.enabled", key); err != nil {
+			return err
+		}
+		for _, n := range uniq(key, leaf(key), p.Candidate.Manifest.Name) {
+			if _, err := d.ListRemove("plugins.disabled", n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if already {
+		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already enabled.\n", key)
+		return nil
+	}
+	fmt.Fprintf(app.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", key)
+	if p.Candidate.Source != "bundled" {
+		return afterEnableConsent(ctx, app, m, p, allowSet, denySet)
+	}
+	return nil
+}
+
+func pluginsDisable(ctx context.Context, app *App, name string) error {
+	m, err := app.Manager()
+	if err != nil {
+		return err
+	}
+	p, err := m.Resolve(name)
+	if err != nil {
+		return failf("%v", err)
+	}
+	key := p.Key
+	already := false
+	err = m.Store().Update(ctx, func(d *config.Doc) error {
+		settings, _ := config.Plugins(d)
+		if contains(settings.Disabled, key) && !contains(settings.Enabled, key) {
+			already = true
+			return nil
+		}
+		for _, n := range uniq(key, leaf(key)) {
+			if _, err := d.ListRemove("plugins.enabled", n); err != nil {
+				return err
+			}
+		}
+		_, err := d.ListAppend("plugins.disabled", key)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if already {
+		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already disabled.\n", key)
+		return nil
+	}
+	fmt.Fprintf(app.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", key)
+	return nil
+}
+
+func newPluginsDisableCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "disable NAME",
+		Short: "Remove a plugin from plugins.enabled and add it to plugins.disabled",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsDisable(cmd.Context(), app, args[0]) },
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func uniq(items ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range items {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ---- show -------------------------------------------------------------------------
+
+type showJSON struct {
+	Name        string              `json:"name"`
+	Key         string              `json:"key"`
+	Status      string              `json:"status"`
+	Version     string              `json:"version"`
+	Description string              `json:"description"`
+	Source      string              `json:"source"`
+	Kind        string              `json:"kind"`
+	Path        string              `json:"path"`
+	Runtime     string              `json:"runtime"`
+	Loaded      bool                `json:"loaded"`
+	Tools       []string            `json:"tools"`
+	Hooks       []string            `json:"hooks"`
+	Commands    []string            `json:"commands"`
+	CLICommands []string            `json:"cli_commands"`
+	Skills      []string            `json:"skills"`
+	Middleware  []string            `json:"middleware"`
+	Other       []plugins.OtherInfo `json:"other_registrations"`
+	Emits       []string            `json:"emits"`
+	Listens     []string            `json:"listens"`
+	Error       *string             `json:"error"`
+}
+
+func newPluginsShowCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "show NAME",
+		Aliases: []string{"info"},
+		Short:   "Load one plugin (if enabled) and show what it registers",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return pluginsShow(cmd.Context(), app, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error {
+	m, err := app.Manager()
+	if err != nil {
+		return err
+	}
+	defer m.Close(context.Background())
+	p, err := m.Resolve(name)
+	if err != nil {
+		return failf("%v", err)
+	}
+	// Plugins it depends on are started too, so has_plugin() answers as in a session.
+	deps := map[string]bool{p.Key: true}
+	for _, r := range p.Candidate.Manifest.RequiresPlugins {
+		deps[r.ID] = true
+	}
+	if err := m.Load(ctx, func(x *plugins.Plugin) bool {
+		return deps[x.Key] || deps[x.Candidate.Manifest.Name]
+	}); err != nil {
+		return err
+	}
+	mf := p.Candidate.Manifest
+	reg := p.Snapshot()
+	out := showJSON{
+		Name: mf.Name, Key: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description,
+		Source: sourceLabel(p), Kind: mf.Kind, Path: p.Candidate.Dir, Runtime: p.Runtime, Loaded: p.IsLoaded(),
+		Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
+		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
+	}
+	if out.Other == nil {
+		out.Other = []plugins.OtherInfo{}
+	}
+	for _, h := range reg.Hooks {
+		out.Hooks = append(out.Hooks, h.Hook)
+	}
+	for _, c := range reg.Commands {
+		out.Commands = append(out.Commands, c.Name)
+	}
+	for _, c := range reg.CLICommands {
+		out.CLICommands = append(out.CLICommands, c.Name)
+	}
+	for _, s := range reg.Skills {
+		out.Skills = append(out.Skills, s.Name)
+	}
+	out.Hooks, out.Commands, out.CLICommands, out.Skills = nonNil(out.Hooks), nonNil(out.Commands), nonNil(out.CLICommands), nonNil(out.Skills)
+	errText := p.ErrorText()
+	if errText == "" && !p.Decision.Load && p.Decision.Error != "" {
+		errText = p.Decision.Error
+	}
+	if errText != "" {
+		out.Error = &errText
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(app.IO.Out, string(b))
+		if p.ErrorText() != "" {
+			return silentExit(exitError)
+		}
+		return nil
+	}
+	w := app.IO.Out
+	fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
+	if mf.Description != "" {
+		fmt.Fprintf(w, "%s\n", mf.Description)
+	}
+	fmt.Fprintf(w, "\nStatus:   %s\n", p.Status)
+	fmt.Fprintf(w, "Source:   %s\n", out.Source)
+	fmt.Fprintf(w, "Key:      %s\n", p.Key)
+	fmt.Fprintf(w, "Kind:     %s\n", mf.Kind)
+	fmt.Fprintf(w, "Runtime:  %s\n", p.Runtime)
+	if out.Path != "" {
+		fmt.Fprintf(w, "Path:     %s\n", out.Path)
+	}
+	if len(mf.Emits) > 0 {
+		fmt.Fprintf(w, "Emits:    %s\n", strings.Join(mf.Emits, ", "))
+	}
+	if len(mf.Listens) > 0 {
+		fmt.Fprintf(w, "Listens:  %s\n", strings.Join(mf.Listens, ", "))
+	}
+	if errText != "" {
+		fmt.Fprintf(w, "Error:    %s\n", errText)
+	}
+	if !p.IsLoaded() {
+		if p.Status != plugins.StatusEnabled {
+			fmt.Fprintf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
+		}
+		if p.ErrorText() != "" {
+			return silentExit(exitError)
+		}
+		return nil
+	}
+	section := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		sort.Strings(items)
+		fmt.Fprintf(w, "\n%s:\n", title)
+		for _, it := range items {
+			fmt.Fprintf(w, "  %s\n", it)
+		}
+	}
+	section("Tools", append([]string{}, out.Tools...))
+	var hooks []string
+	for _, h := range reg.Hooks {
+		hooks = append(hooks, h.Hook+" ("+h.Callback+")")
+	}
+	section("Hooks", hooks)
+	var cmds []string
+	for _, c := range reg.Commands {
+		cmds = append(cmds, strings.TrimSpace("/"+c.Name+" "+c.ArgsHint)+" — "+c.Description)
+	}
+	section("Commands", cmds)
+	var clis []string
+	for _, c := range reg.CLICommands {
+		clis = append(clis, strings.TrimSpace("hermes "+c.Name+" — "+c.Help))
+	}
+	section("CLI commands", clis)
+	section("Skills", append([]string{}, out.Skills...))
+	section("Middleware", append([]string{}, out.Middleware...))
+	var others []string
+	for _, o := range reg.Other {
+		others = append(others, fmt.Sprintf("%s %s (%s)", o.Registrar, o.Name, o.Note))
+	}
+	section("Other registrations", others)
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

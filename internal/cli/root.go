@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitInterrupt = 130
+)
+
+// exitError carries a specific exit code through cobra.
+type exitCodeError struct {
+	code int
+	msg  string
+}
+
+func (e *exitCodeError) Error() string { return e.msg }
+
+// failf returns an error that prints msg and exits 1.
+func failf(format string, args ...any) error {
+	return &exitCodeError{code: exitError, msg: fmt.Sprintf(format, args...)}
+}
+
+// silentExit exits with code without printing anything more.
+func silentExit(code int) error { return &exitCodeError{code: code} }
+
+// Main runs hermes with the process arguments and returns the exit code.
+func Main() int {
+	app := NewApp()
+	defer app.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// A second interrupt while shutting down exits at once; plugin processes die
+		// with the host (Pdeathsig) and their own EOF watchdog.
+		<-ctx.Done()
+		stop()
+	}()
+	return Run(ctx, app, os.Args[1:])
+}
+
+// Run executes one hermes invocation against app (tests call it directly).
+func Run(ctx context.Context, app *App, args []string) int {
+	root := newRootCmd(ctx, app)
+	root.SetArgs(args)
+	root.SetIn(app.IO.In)
+	root.SetOut(app.IO.Out)
+	root.SetErr(app.IO.Err)
+
+	if name, rest, ok := pluginCommandArgs(root, args); ok {
+		profile, rest := extractProfile(args, name, rest)
+		app.Profile = profile
+		return runPluginCLI(ctx, app, name, rest)
+	}
+	err := root.ExecuteContext(ctx)
+	app.flushSuppressed()
+	if err == nil {
+		return exitOK
+	}
+	var ec *exitCodeError
+	if errors.As(err, &ec) {
+		if ec.msg != "" {
+			fmt.Fprintln(app.IO.Err, ec.msg)
+		}
+		return ec.code
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(app.IO.Err, "interrupted")
+		return exitInterrupt
+	}
+	fmt.Fprintf(app.IO.Err, "Error: %v\n", err)
+	if isUsageError(err) {
+		return exitUsage
+	}
+	return exitError
+}
+
+func isUsageError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument", "unknown command", "if any flags in the group"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(ctx context.Context, app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "hermes",
+		Short:         "An AI agent host with a plugin system compatible with Hermes Agent",
+		Long:          "hermes runs Hermes Agent plugins (unchanged Python plugins, Go plugins, any language) out of process,\nwith an opt-in allow-list, hooks, tools and a comment-preserving config.",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVarP(&app.Profile, "profile", "p", "", "use the profile `NAME` (HERMES_HOME/profiles/NAME)")
+	root.SetVersionTemplate("hermes {{.Version}}\n")
+	root.AddCommand(
+		newPluginsCmd(app),
+		newToolsCmd(app),
+		newConfigCmd(app),
+		newDemoCmd(app),
+	)
+	return root
+}
+
+// pluginCommandArgs decides whether args name a plugin CLI command (`hermes <name>`):
+// the first non-flag word is not a built-in command.
+func pluginCommandArgs(root *cobra.Command, args []string) (string, []string, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "", nil, false
+		}
+		if strings.HasPrefix(a, "-") {
+			if a == "--profile" || a == "-p" {
+				i++
+			}
+			continue
+		}
+		if a == "help" || a == "completion" || a == "__complete" || a == "__completeNoDesc" {
+			return "", nil, false
+		}
+		for _, c := range root.Commands() {
+			if c.Name() == a || c.HasAlias(a) {
+				return "", nil, false
+			}
+		}
+		return a, args[i+1:], true
+	}
+	return "", nil, false
+}
+
+// extractProfile pulls --profile from the global flags before the plugin command name.
+func extractProfile(args []string, name string, rest []string) (string, []string) {
+	profile := ""
+	for i := 0; i < len(args) && args[i] != name; i++ {
+		switch {
+		case (args[i] == "--profile" || args[i] == "-p") && i+1 < len(args):
+			profile = args[i+1]
+			i++
+		case strings.HasPrefix(args[i], "--profile="):
+			profile = strings.TrimPrefix(args[i], "--profile=")
+		}
+	}
+	return profile, rest
+}

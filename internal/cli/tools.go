@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+func newToolsCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List and call the tools the model can use (built-in and from enabled plugins)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newToolsListCmd(app), newToolsCallCmd(app))
+	return cmd
+}
+
+type toolRow struct {
+	Name        string `json:"name"`
+	Toolset     string `json:"toolset"`
+	Source      string `json:"source"`
+	Description string `json:"description"`
+}
+
+func newToolsListCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List every available tool",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return app.runWithManager(cmd.Context(), func(m *plugins.Manager) error {
+				rows := []toolRow{}
+				for _, t := range m.Tools.List() {
+					rows = append(rows, toolRow{Name: t.Name, Toolset: t.Toolset, Source: t.Source, Description: t.ModelDescription()})
+				}
+				if asJSON {
+					b, _ := json.MarshalIndent(rows, "", "  ")
+					fmt.Fprintln(app.IO.Out, string(b))
+					return nil
+				}
+				if len(rows) == 0 {
+					fmt.Fprintln(app.IO.Out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
+					return nil
+				}
+				t := &table{color: app.Color()}
+				t.header("Name", "Toolset", "Source", "Description")
+				for _, r := range rows {
+					t.row(r.Name, r.Toolset, r.Source, truncate(r.Description, 70))
+				}
+				t.write(app.IO.Out)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+func newToolsCallCmd(app *App) *cobra.Command {
+	var argsJSON string
+	cmd := &cobra.Command{
+		Use:     "call NAME",
+		Short:   "Call one tool through the full pipeline (hooks, approval, validation) and print its result",
+		Example: `  hermes tools call hello_world --args '{"name":"Ada"}'`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return toolsCall(cmd.Context(), app, args[0], argsJSON)
+		},
+	}
+	cmd.Flags().StringVar(&argsJSON, "args", "{}", "tool arguments as a JSON object")
+	return cmd
+}
+
+func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(argsJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil || args == nil {
+		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}' (got %q)", argsJSON)}
+	}
+	args = normalizeNumbers(args).(map[string]any)
+	return app.runWithManager(ctx, func(m *plugins.Manager) error {
+		if _, ok := m.Tools.Get(name); !ok {
+			msg := fmt.Sprintf("unknown tool %q", name)
+			if len(m.Tools.List()) == 0 {
+				msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
+			} else {
+				msg += "; see: hermes tools list"
+			}
+			return failf("Error: %s", msg)
+		}
+		out := m.Runner.Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
+		fmt.Fprintln(app.IO.Out, out.Result)
+		if out.Status != "ok" {
+			return silentExit(exitError)
+		}
+		return nil
+	})
+}
+
+// normalizeNumbers turns json.Number into int64 or float64 so plugins see the types
+// the JSON text meant (1 stays an integer).
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+		return x
+	}
+	return v
+}

@@ -1,0 +1,502 @@
+// Package plugins is the plugin manager: it discovers plugins, applies the opt-in gate,
+// starts the enabled ones (one process each, or in-process for compiled-in Go plugins),
+// records what they register, and serves their ctx calls.
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/plugins/discovery"
+	"github.com/hermes-go/hermes/internal/plugins/manifest"
+	"github.com/hermes-go/hermes/internal/plugins/pybridge"
+	"github.com/hermes-go/hermes/internal/plugins/runtime"
+	"github.com/hermes-go/hermes/internal/tools"
+	"github.com/hermes-go/hermes/pkg/pluginsdk"
+	"github.com/hermes-go/hermes/pkg/protocol"
+)
+
+// Plugin states shown by `hermes plugins list`.
+const (
+	StatusEnabled    = "enabled"
+	StatusDisabled   = "disabled"
+	StatusNotEnabled = "not enabled"
+)
+
+// Builtin is a Go plugin compiled into hermes; it registers in-process through the
+// same pluginsdk.Context interface that out-of-process Go plugins use.
+type Builtin struct {
+	Manifest *manifest.Manifest
+	Plugin   pluginsdk.Plugin
+}
+
+// Options configure a Manager.
+type Options struct {
+	Home        home.Home
+	Env         func(string) string
+	Cwd         string
+	HostVersion string
+	Builtins    []Builtin
+	// Sink receives plugin stdout/stderr lines and log records (see NewLineWriter).
+	Sink   runtime.LineSink
+	Logger *slog.Logger
+	// Approver answers approval requests raised by pre_tool_call hooks (nil: nobody).
+	Approver tools.Approver
+}
+
+// Manager owns the plugins of one HERMES_HOME.
+type Manager struct {
+	opts   Options
+	store  config.Store
+	log    *slog.Logger
+	Tools  *tools.Registry
+	Hooks  *hooks.Dispatcher
+	Runner *tools.Pipeline
+
+	mu        sync.Mutex
+	plugins   map[string]*Plugin
+	sorted    []*Plugin
+	warnings  []string
+	settings  config.PluginSettings
+	python    *runtime.PythonInfo
+	pythonErr error
+	loading   map[string]bool // keys being loaded right now (answers has_plugin during register)
+	commands  map[string]*Command
+	cliCmds   map[string]*CLICommand
+	bus       *eventBus
+	closed    bool
+	restarts  sync.WaitGroup
+}
+
+// New creates a manager; call Discover, then Load.
+func New(opts Options) *Manager {
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{
+		opts:     opts,
+		store:    config.Store{Path: opts.Home.ConfigPath()},
+		log:      opts.Logger,
+		Tools:    tools.NewRegistry(),
+		plugins:  map[string]*Plugin{},
+		commands: map[string]*Command{},
+		cliCmds:  map[string]*CLICommand{},
+	}
+	m.bus = newEventBus(m)
+	return m
+}
+
+// Home is the manager's HERMES_HOME.
+func (m *Manager) Home() home.Home { return m.opts.Home }
+
+// Store is the config.yaml store.
+func (m *Manager) Store() config.Store { return m.store }
+
+// Warnings are the discovery and load warnings collected so far.
+func (m *Manager) Warnings() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.warnings...)
+}
+
+func (m *Manager) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	m.mu.Lock()
+	m.warnings = append(m.warnings, msg)
+	m.mu.Unlock()
+	m.log.Warn(msg)
+}
+
+// Settings returns the plugins.* config read by Discover.
+func (m *Manager) Settings() config.PluginSettings { return m.settings }
+
+// Discover reads config and manifests and applies the gate. It starts no plugin.
+func (m *Manager) Discover() error {
+	doc, err := m.store.Load()
+	if err != nil {
+		return err
+	}
+	settings, warns := config.Plugins(doc)
+	m.settings = settings
+	for _, w := range warns {
+		m.warn("%s", w)
+	}
+	timeout := settings.HookCallbackTimeout
+	m.Hooks = hooks.New(hooks.Options{Timeout: timeout, Logger: m.log})
+	m.Runner = &tools.Pipeline{Registry: m.Tools, Hooks: m.Hooks, Approver: m.opts.Approver}
+
+	opts := discovery.Options{
+		UserDir:    m.opts.Home.PluginsDir(),
+		BundledDir: m.opts.Env("HERMES_BUNDLED_PLUGINS"),
+	}
+	for _, b := range m.opts.Builtins {
+		opts.Builtins = append(opts.Builtins, discovery.Builtin{Manifest: b.Manifest})
+	}
+	if discovery.Truthy(m.opts.Env("HERMES_ENABLE_PROJECT_PLUGINS")) && m.opts.Cwd != "" {
+		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
+	}
+	if m.hasEntryPointCandidates() {
+		if info, err := m.pythonInfo(context.Background()); err == nil {
+			opts.SitePackages = info.SitePackages()
+		}
+	}
+	cands, dwarns := discovery.Discover(opts)
+	for _, w := range dwarns {
+		if w.Path != "" {
+			m.warn("%s: %s", w.Path, w.Message)
+		} else {
+			m.warn("%s", w.Message)
+		}
+	}
+	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.plugins = map[string]*Plugin{}
+	m.sorted = m.sorted[:0]
+	for _, c := range cands {
+		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate)}
+		p.Runtime = runtimeOf(c)
+		m.plugins[c.Key] = p
+		m.sorted = append(m.sorted, p)
+	}
+	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
+	return nil
+}
+
+// hasEntryPointCandidates avoids starting Python just to list plugins: entry points
+// are only looked for when the probe result is already cached or a Python plugin is
+// enabled anyway. It reports whether discovery should include them.
+func (m *Manager) hasEntryPointCandidates() bool {
+	if discovery.Truthy(m.opts.Env("HERMES_NO_ENTRYPOINT_PLUGINS")) {
+		return false
+	}
+	return true
+}
+
+func runtimeOf(c *discovery.Candidate) string {
+	switch {
+	case c.Builtin:
+		return "builtin"
+	case c.Manifest != nil && c.Manifest.Runtime == "exec":
+		return "exec"
+	default:
+		return "python"
+	}
+}
+
+// Plugins returns every discovered plugin, sorted by key.
+func (m *Manager) Plugins() []*Plugin {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*Plugin(nil), m.sorted...)
+}
+
+// Plugin returns the plugin with key.
+func (m *Manager) Plugin(key string) (*Plugin, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.plugins[key]
+	return p, ok
+}
+
+// Resolve finds a plugin by key, manifest name or unique leaf name.
+func (m *Manager) Resolve(name string) (*Plugin, error) {
+	m.mu.Lock()
+	cands := make([]*discovery.Candidate, 0, len(m.sorted))
+	for _, p := range m.sorted {
+		cands = append(cands, p.Candidate)
+	}
+	m.mu.Unlock()
+	c, err := discovery.ResolveName(cands, name)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := m.Plugin(c.Key)
+	return p, nil
+}
+
+// pythonInfo probes the configured interpreter once per manager.
+func (m *Manager) pythonInfo(ctx context.Context) (*runtime.PythonInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.python != nil || m.pythonErr != nil {
+		return m.python, m.pythonErr
+	}
+	interp := runtime.ChooseInterpreter(m.settings.Python, m.opts.Env)
+	info, err := runtime.ProbePython(ctx, interp, m.opts.Env, m.opts.Home.CacheDir(), m.opts.Cwd)
+	if err != nil {
+		m.pythonErr = err
+		return nil, err
+	}
+	m.python = &info
+	return m.python, nil
+}
+
+// LoadFilter selects which gated-in plugins Load starts (nil: all of them).
+type LoadFilter func(*Plugin) bool
+
+// Load starts every plugin the gate lets through (and the filter keeps), runs their
+// register(), and commits what they registered in load order. Plugins start in
+// parallel; one failing never stops the others. Builtins register in-process.
+func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
+	var toLoad []*discovery.Candidate
+	m.mu.Lock()
+	for _, p := range m.sorted {
+		if !p.Decision.Load || p.Loaded || p.Error != "" {
+			continue
+		}
+		if filter != nil && !filter(p) {
+			continue
+		}
+		toLoad = append(toLoad, p.Candidate)
+	}
+	m.mu.Unlock()
+	order, owarns := discovery.LoadOrder(toLoad)
+	for _, w := range owarns {
+		m.warn("%s", w)
+	}
+	var ready []*Plugin
+	for _, c := range order {
+		p, _ := m.Plugin(c.Key)
+		if spec := c.Manifest.RequiresHermes; spec != "" {
+			if err := manifest.CheckRequiresHermes(spec, m.opts.HostVersion); err != nil {
+				p.setError(err.Error())
+				continue
+			}
+		}
+		ready = append(ready, p)
+	}
+	m.mu.Lock()
+	m.loading = map[string]bool{}
+	for _, p := range ready {
+		m.loading[p.Key] = true
+		if p.Candidate.Manifest != nil && p.Candidate.Manifest.Name != "" {
+			m.loading[p.Candidate.Manifest.Name] = true
+		}
+	}
+	m.mu.Unlock()
+
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for _, p := range ready {
+		wg.Add(1)
+		go func(p *Plugin) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := m.start(ctx, p); err != nil {
+				p.setError(err.Error())
+			}
+		}(p)
+	}
+	wg.Wait()
+	// Commit in dependency order so hook results and tool collisions are deterministic.
+	for _, p := range ready {
+		if p.errorText() != "" {
+			p.discardPending()
+			continue
+		}
+		m.commit(p)
+	}
+	m.mu.Lock()
+	m.loading = nil
+	m.mu.Unlock()
+	return nil
+}
+
+// start launches one plugin and runs its register().
+func (m *Manager) start(ctx context.Context, p *Plugin) error {
+	c := p.Candidate
+	if c.Builtin {
+		return m.startBuiltin(ctx, p)
+	}
+	info := protocol.PluginInfo{
+		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind,
+		Manifest: c.Manifest.Raw,
+	}
+	if c.EntryPoint != nil {
+		info.Module = c.EntryPoint.Value
+	}
+	spec := runtime.Spec{
+		Init: protocol.InitializeParams{
+			HostVersion: m.opts.HostVersion, Plugin: info,
+			HermesHome: m.opts.Home.Dir, ProfileName: m.opts.Home.Profile,
+		},
+		Runtime: p.Runtime,
+		Command: c.Manifest.Command,
+		Env:     m.pluginEnv(),
+		WorkDir: m.opts.Cwd,
+	}
+	rtOpts := runtime.Options{Sink: m.opts.Sink}
+	var rt runtime.Runtime
+	switch p.Runtime {
+	case "exec":
+		spec.WorkDir = ""
+		rt = &runtime.Exec{Options: rtOpts}
+	default:
+		py, err := m.pythonInfo(ctx)
+		if err != nil {
+			return err
+		}
+		script, err := pybridge.Ensure(m.opts.Home.CacheDir())
+		if err != nil {
+			return err
+		}
+		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts}
+	}
+	proc, _, err := rt.Start(ctx, spec, m.hostHandler(p))
+	if err != nil {
+		return err
+	}
+	p.setProcess(proc)
+	rctx, cancel := context.WithTimeout(ctx, registerTimeout)
+	defer cancel()
+	if err := proc.Call(rctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
+		proc.Stop(context.Background())
+		p.setProcess(nil)
+		return m.registerError(p, err)
+	}
+	return nil
+}
+
+// registerTimeout bounds import + register(); a plugin stuck there is stopped.
+const registerTimeout = 60 * time.Second
+
+func (m *Manager) pluginEnv() []string {
+	env := os.Environ()
+	env = append(env, home.EnvHome+"="+m.opts.Home.Dir)
+	return env
+}
+
+// registerError turns a failed register call into the message users see.
+func (m *Manager) registerError(p *Plugin, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("register() did not finish within %s; the plugin was stopped", registerTimeout)
+	}
+	var perr *protocol.Error
+	if errors.As(err, &perr) {
+		data := handlerData(perr)
+		if data.Module != "" {
+			interp := "the configured Python"
+			if m.python != nil {
+				interp = m.python.Executable
+			}
+			return fmt.Errorf("imports module '%s', which is not installed for %s: install it for that interpreter (e.g. %s -m pip install <package>) or set plugins.python to one that has it",
+				data.Module, interp, interp)
+		}
+		if data.Type != "" {
+			if data.Traceback != "" {
+				m.log.Debug("plugin register traceback", "plugin", p.Key, "traceback", data.Traceback)
+			}
+			return fmt.Errorf("%s: %s", data.Type, perr.Message)
+		}
+		return errors.New(perr.Message)
+	}
+	return err
+}
+
+// Close stops every plugin process (running on_unload callbacks first).
+func (m *Manager) Close(ctx context.Context) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	m.mu.Unlock()
+	m.WaitRestarts(10 * time.Second)
+	m.mu.Lock()
+	procs := []*runtime.Process{}
+	for _, p := range m.sorted {
+		if proc := p.process(); proc != nil {
+			procs = append(procs, proc)
+		}
+	}
+	m.mu.Unlock()
+	m.bus.close()
+	var wg sync.WaitGroup
+	for _, proc := range procs {
+		wg.Add(1)
+		go func(proc *runtime.Process) {
+			defer wg.Done()
+			proc.Stop(ctx)
+			wctx, cancel := context.WithTimeout(ctx, time.Second)
+			proc.WaitOutput(wctx)
+			cancel()
+		}(proc)
+	}
+	wg.Wait()
+	m.runBuiltinUnload()
+}
+
+// HasPlugin answers ctx.has_plugin: another plugin loaded and enabled, by key or name.
+func (m *Manager) HasPlugin(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.loading[name] {
+		return true
+	}
+	for _, p := range m.sorted {
+		if p.Key != name && (p.Candidate.Manifest == nil || p.Candidate.Manifest.Name != name) {
+			continue
+		}
+		if p.Loaded && p.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Commands returns the plugin slash commands, sorted by name.
+func (m *Manager) Commands() []*Command {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Command, 0, len(m.commands))
+	for _, c := range m.commands {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// CLICommand returns the plugin CLI command called name.
+func (m *Manager) CLICommand(name string) (*CLICommand, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.cliCmds[name]
+	return c, ok
+}
+
+// CLICommands returns every plugin CLI command, sorted.
+func (m *Manager) CLICommands() []*CLICommand {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*CLICommand, 0, len(m.cliCmds))
+	for _, c := range m.cliCmds {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func trimTo(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n])
+	}
+	return s
+}

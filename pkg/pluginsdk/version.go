@@ -1,0 +1,5 @@
+package pluginsdk
+
+import "runtime"
+
+func goVersion() string { return runtime.Version() }
