@@ -1,0 +1,89 @@
+package discovery
+
+import (
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/plugins/manifest"
+)
+
+func cand(key, name, kind string, src Source) *Candidate {
+	return &Candidate{Key: key, Source: src, Manifest: &manifest.Manifest{Name: name, Kind: kind}}
+}
+
+func TestDecide(t *testing.T) {
+	notEnabled := func(key string) Decision {
+		return Decision{Status: StatusNotEnabled, Error: "not enabled in config (run `hermes plugins enable " + key + "` to activate)"}
+	}
+	load := Decision{Load: true, Status: StatusEnabled}
+	tests := []struct {
+		name string
+		c    *Candidate
+		g    GateConfig
+		want Decision
+	}{
+		{"user plugin enabled by key", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"tool"}, EnabledSet: true}, load},
+		{"category plugin enabled by manifest name", cand("observability/langfuse", "langfuse", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"langfuse"}, EnabledSet: true}, load},
+		{"enabled list missing", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{}, notEnabled("tool")},
+		{"enabled list missing even if names given", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"tool"}}, notEnabled("tool")},
+		{"enabled list empty", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{EnabledSet: true}, notEnabled("tool")},
+		{"not in enabled list", cand("cat/tool", "tool-name", "standalone", SourceProject),
+			GateConfig{Enabled: []string{"other"}, EnabledSet: true}, notEnabled("cat/tool")},
+		{"disabled wins over enabled", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"tool"}, EnabledSet: true, Disabled: []string{"tool"}},
+			Decision{Status: StatusDisabled, Error: "disabled via config"}},
+		{"disabled by manifest name", cand("cat/x", "xname", "backend", SourceBundled),
+			GateConfig{Disabled: []string{"xname"}}, Decision{Status: StatusDisabled, Error: "disabled via config"}},
+		{"disabled wins over exclusive", cand("m", "m", "exclusive", SourceBundled),
+			GateConfig{Disabled: []string{"m"}}, Decision{Status: StatusDisabled, Error: "disabled via config"}},
+		{"exclusive never loads here", cand("m", "m", "exclusive", SourceUser),
+			GateConfig{Enabled: []string{"m"}, EnabledSet: true},
+			Decision{Status: StatusNotEnabled, Error: "exclusive plugin — activate via <category>.provider config"}},
+		{"model provider is enabled but not loaded", cand("p", "p", "model-provider", SourceUser),
+			GateConfig{}, Decision{Status: StatusEnabled}},
+		{"bundled backend auto-loads", cand("image_gen/openai", "openai", "backend", SourceBundled),
+			GateConfig{}, load},
+		{"bundled platform is deferred", cand("platforms/irc", "irc", "platform", SourceBundled),
+			GateConfig{}, Decision{Deferred: true, Status: StatusEnabled}},
+		{"user backend needs opt-in", cand("web/x", "x", "backend", SourceUser),
+			GateConfig{}, notEnabled("web/x")},
+		{"user platform needs opt-in", cand("platforms/y", "y", "platform", SourceUser),
+			GateConfig{Enabled: []string{"platforms/y"}, EnabledSet: true}, load},
+		{"bundled standalone needs opt-in", cand("disk-cleanup", "disk-cleanup", "standalone", SourceBundled),
+			GateConfig{EnabledSet: true}, notEnabled("disk-cleanup")},
+		{"entry point enabled", cand("calc", "calc", "standalone", SourceEntrypoint),
+			GateConfig{Enabled: []string{"calc"}, EnabledSet: true}, load},
+		{"no manifest", &Candidate{Key: "x"}, GateConfig{}, Decision{Status: StatusNotEnabled, Error: "no manifest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.c, tt.g); got != tt.want {
+				t.Errorf("Decide = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListStatus(t *testing.T) {
+	c := cand("observability/langfuse", "langfuse", "backend", SourceBundled)
+	tests := []struct {
+		g    GateConfig
+		want string
+	}{
+		{GateConfig{}, StatusNotEnabled},
+		{GateConfig{Enabled: []string{"observability/langfuse"}, EnabledSet: true}, StatusEnabled},
+		{GateConfig{Enabled: []string{"langfuse"}, EnabledSet: true}, StatusEnabled},
+		{GateConfig{Enabled: []string{"langfuse"}, EnabledSet: true, Disabled: []string{"observability/langfuse"}}, StatusDisabled},
+		{GateConfig{Disabled: []string{"langfuse"}}, StatusDisabled},
+		{GateConfig{Enabled: []string{"other"}, EnabledSet: true}, StatusNotEnabled},
+	}
+	for _, tt := range tests {
+		if got := ListStatus(c, tt.g); got != tt.want {
+			t.Errorf("ListStatus(%+v) = %q, want %q", tt.g, got, tt.want)
+		}
+	}
+}
