@@ -149,17 +149,16 @@ func (m *Manager) Discover() error {
 	if discovery.Truthy(m.opts.Env("HERMES_ENABLE_PROJECT_PLUGINS")) && m.opts.Cwd != "" {
 		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
 	}
-	if m.hasEntryPointCandidates() {
-		if info, err := m.pythonInfo(context.Background()); err == nil {
-			opts.SitePackages = info.SitePackages()
-		}
+	if info, err := m.pythonInfo(context.Background()); err == nil {
+		opts.SitePackages = info.SitePackages()
 	}
 	cands, dwarns := discovery.Discover(opts)
+	debug := discovery.Truthy(m.opts.Env("HERMES_PLUGINS_DEBUG"))
 	for _, w := range dwarns {
-		if w.Path != "" {
-			m.warn("%s: %s", w.Path, w.Message)
-		} else {
+		if w.Level == discovery.LevelWarning || debug {
 			m.warn("%s", w.Message)
+		} else {
+			m.log.Debug(w.Message)
 		}
 	}
 	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled}
@@ -175,16 +174,6 @@ func (m *Manager) Discover() error {
 	}
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
-}
-
-// hasEntryPointCandidates avoids starting Python just to list plugins: entry points
-// are only looked for when the probe result is already cached or a Python plugin is
-// enabled anyway. It reports whether discovery should include them.
-func (m *Manager) hasEntryPointCandidates() bool {
-	if discovery.Truthy(m.opts.Env("HERMES_NO_ENTRYPOINT_PLUGINS")) {
-		return false
-	}
-	return true
 }
 
 func runtimeOf(c *discovery.Candidate) string {

@@ -65,8 +65,14 @@ func ProbePython(ctx context.Context, configured string, env func(string) string
 	if err != nil {
 		return PythonInfo{}, fmt.Errorf("python interpreter %q: %w", abs, err)
 	}
+	// A launcher shim (pyenv, asdf) picks the real interpreter per directory, so only
+	// then does the working directory belong in the cache key.
+	where := ""
+	if strings.Contains(abs, "/shims/") {
+		where = cwd
+	}
 	key := strings.Join([]string{configured, abs, strconv.FormatInt(st.ModTime().UnixNano(), 10),
-		strconv.FormatInt(st.Size(), 10), env("PYENV_VERSION"), env("VIRTUAL_ENV"), cwd}, "\x00")
+		strconv.FormatInt(st.Size(), 10), env("PYENV_VERSION"), env("VIRTUAL_ENV"), where}, "\x00")
 	cachePath := filepath.Join(cacheDir, "python-probe.json")
 	cache := map[string]PythonInfo{}
 	if b, err := os.ReadFile(cachePath); err == nil {
