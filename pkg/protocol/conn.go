@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // ErrMessageTooLarge is returned when a peer sends a line longer than the cap.
@@ -30,13 +33,35 @@ type ConnOptions struct {
 	MaxMessageBytes int
 }
 
+// pumpGrace is how long the background reader stays away after the last call ends,
+// so back-to-back calls keep reading their own responses.
+const pumpGrace = 2 * time.Millisecond
+
+// deadliner is implemented by *os.File pipes: a read deadline lets a caller take
+// over reading from the background reader.
+type deadliner interface {
+	SetReadDeadline(time.Time) error
+}
+
 // Conn is a symmetric JSON-RPC 2.0 connection over newline-delimited JSON: both sides
 // can call and serve at the same time, with any number of calls in flight.
+//
+// Reading is a token held by one goroutine at a time. When the reader supports read
+// deadlines (pipes), a goroutine waiting for its response reads the stream itself
+// ("caller reads"), so a round trip costs no goroutine hand-off; a background pump
+// reads only while nobody is calling. Other readers use the pump alone.
 type Conn struct {
-	r       io.Reader
 	w       io.Writer
 	handler Handler
 	max     int
+	br      *bufio.Reader
+	partial []byte // bytes of an unfinished line, owned by the token holder
+	dl      deadliner
+
+	tok         chan struct{} // capacity 1: whoever receives it may read
+	waiters     atomic.Int32  // calls waiting for a response
+	pumpReading atomic.Bool
+	idle        chan struct{} // signalled when waiters drops to zero
 
 	writeMu sync.Mutex
 
@@ -51,21 +76,29 @@ type Conn struct {
 	baseStop context.CancelFunc
 }
 
-// NewConn wraps a reader and writer. Call Run to start reading.
+// NewConn wraps a reader and writer. Call Run to start serving.
 func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 	max := opts.MaxMessageBytes
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Conn{
-		r: r, w: w, handler: h, max: max,
+	c := &Conn{
+		w: w, handler: h, max: max,
+		br:       bufio.NewReaderSize(r, 64<<10),
+		tok:      make(chan struct{}, 1),
+		idle:     make(chan struct{}, 1),
 		pending:  map[int64]chan *Message{},
 		serving:  map[string]context.CancelFunc{},
 		done:     make(chan struct{}),
 		baseCtx:  ctx,
 		baseStop: cancel,
 	}
+	c.tok <- struct{}{}
+	if f, ok := r.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
+		c.dl = f
+	}
+	return c
 }
 
 // Done is closed when the connection stops.
@@ -78,57 +111,131 @@ func (c *Conn) Err() error {
 	return c.stopErr
 }
 
-// Run reads messages until the peer closes the stream, a malformed or oversized
-// message arrives, or Close is called. It returns the reason; io.EOF means a clean close.
+// Run serves the connection until the peer closes the stream, a malformed or
+// oversized message arrives, or Close is called, and returns the reason (io.EOF for
+// a clean close).
 func (c *Conn) Run() error {
-	br := bufio.NewReaderSize(c.r, 64<<10)
-	var err error
 	for {
-		var line []byte
-		line, err = readLine(br, c.max)
+		if c.dl != nil && !c.pumpTurn() {
+			return c.Err()
+		}
+		select {
+		case <-c.tok:
+		case <-c.done:
+			return c.Err()
+		}
+		if c.dl != nil {
+			c.pumpReading.Store(true)
+			// A call that started after pumpTurn looked will find pumpReading set and
+			// interrupt the read, or we see it here and step aside.
+			if c.waiters.Load() > 0 {
+				c.pumpReading.Store(false)
+				c.tok <- struct{}{}
+				continue
+			}
+		}
+		msg, err := c.readMessage()
+		c.pumpReading.Store(false)
+		if isTimeout(err) {
+			c.clearDeadline()
+			c.tok <- struct{}{}
+			continue
+		}
+		c.tok <- struct{}{}
+		if err == nil {
+			err = c.dispatch(msg)
+		}
 		if err != nil {
-			break
+			c.stop(err)
+			return c.Err()
+		}
+	}
+}
+
+// pumpTurn waits until no call has been waiting for pumpGrace; false when stopped.
+func (c *Conn) pumpTurn() bool {
+	for {
+		for c.waiters.Load() > 0 {
+			select {
+			case <-c.idle:
+			case <-c.done:
+				return false
+			}
+		}
+		t := time.NewTimer(pumpGrace)
+		select {
+		case <-t.C:
+		case <-c.done:
+			t.Stop()
+			return false
+		}
+		if c.waiters.Load() == 0 {
+			return true
+		}
+	}
+}
+
+func isTimeout(err error) bool { return err != nil && errors.Is(err, os.ErrDeadlineExceeded) }
+
+// kick interrupts whoever is blocked reading, so a caller can take the token.
+func (c *Conn) kick() {
+	if c.dl != nil {
+		_ = c.dl.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+func (c *Conn) clearDeadline() {
+	if c.dl != nil {
+		_ = c.dl.SetReadDeadline(time.Time{})
+	}
+}
+
+// readMessage reads one non-blank line and decodes it. Only the token holder calls it.
+func (c *Conn) readMessage() (*Message, error) {
+	for {
+		line, err := c.readLine()
+		if err != nil {
+			return nil, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var msg Message
 		if uerr := json.Unmarshal(line, &msg); uerr != nil {
-			err = fmt.Errorf("malformed protocol message %q: %w", truncate(line, 120), uerr)
-			break
+			return nil, fmt.Errorf("malformed protocol message %q: %w", truncate(line, 120), uerr)
 		}
 		if msg.JSONRPC != "2.0" {
-			err = fmt.Errorf("protocol message without jsonrpc 2.0: %q", truncate(line, 120))
-			break
+			return nil, fmt.Errorf("protocol message without jsonrpc 2.0: %q", truncate(line, 120))
 		}
-		if herr := c.dispatch(&msg); herr != nil {
-			err = herr
-			break
-		}
+		return &msg, nil
 	}
-	c.stop(err)
-	return err
 }
 
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
+// readLine returns the next line. Bytes read before an interrupted read are kept in
+// c.partial, so a deadline never loses data.
+func (c *Conn) readLine() ([]byte, error) {
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > max+1 {
-			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, max)
+		chunk, err := c.br.ReadSlice('\n')
+		if len(c.partial)+len(chunk) > c.max+1 {
+			c.partial = nil
+			return nil, fmt.Errorf("%w (%d bytes)", ErrMessageTooLarge, c.max)
 		}
 		if err == nil {
-			if buf == nil {
+			if len(c.partial) == 0 {
 				return chunk, nil
 			}
-			return append(buf, chunk...), nil
+			line := append(c.partial, chunk...)
+			c.partial = nil
+			return line, nil
 		}
+		c.partial = append(c.partial, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
-			buf = append(buf, chunk...)
 			continue
 		}
-		if errors.Is(err, io.EOF) && len(buf)+len(chunk) > 0 {
-			return append(buf, chunk...), nil
+		if errors.Is(err, io.EOF) && len(c.partial) > 0 {
+			line := c.partial
+			c.partial = nil
+			return line, nil
 		}
 		return nil, err
 	}
@@ -156,7 +263,9 @@ func (c *Conn) dispatch(msg *Message) error {
 			}
 			return nil
 		}
-		go func() { _, _ = c.handler(c.baseCtx, msg.Method, msg.Params) }()
+		if c.handler != nil {
+			go func() { _, _ = c.safeHandle(c.baseCtx, msg.Method, msg.Params) }()
+		}
 		return nil
 	case msg.Method != "": // request
 		ctx, cancel := context.WithCancel(c.baseCtx)
@@ -171,6 +280,10 @@ func (c *Conn) dispatch(msg *Message) error {
 				c.mu.Unlock()
 				cancel()
 			}()
+			if c.handler == nil {
+				c.respond(msg.ID, nil, Errorf(CodeMethodNotFound, "no handler for %s", msg.Method))
+				return
+			}
 			res, err := c.safeHandle(ctx, msg.Method, msg.Params)
 			c.respond(msg.ID, res, err)
 		}()
@@ -274,36 +387,92 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	c.pending[id] = ch
 	c.mu.Unlock()
 	idRaw := json.RawMessage(strconv.FormatInt(id, 10))
+
+	var tok chan struct{}
+	if c.dl != nil {
+		tok = c.tok
+		c.waiters.Add(1)
+		defer c.leave()
+	}
 	if err := c.write(&Message{JSONRPC: "2.0", ID: idRaw, Method: method, Params: p}); err != nil {
 		c.forget(id)
 		return nil, fmt.Errorf("send %s: %w", method, err)
 	}
-	select {
-	case msg := <-ch:
-		if msg == nil {
-			return nil, closedErr(c.Err())
-		}
-		if msg.Error != nil {
-			return nil, msg.Error
-		}
-		return msg.Result, nil
-	case <-ctx.Done():
-		c.forget(id)
-		_ = c.Notify(MethodCancel, CancelParams{ID: idRaw})
-		return nil, ctx.Err()
-	case <-c.done:
-		// The response may have raced the stop.
+	if c.pumpReading.Load() {
+		c.kick()
+	}
+	for {
 		select {
 		case msg := <-ch:
-			if msg != nil && msg.Error == nil {
-				return msg.Result, nil
+			return c.result(msg)
+		case <-tok:
+			if err := c.readUntil(ctx, ch); err != nil {
+				c.tok <- struct{}{}
+				c.stop(err)
+				continue
 			}
-			if msg != nil {
-				return nil, msg.Error
+			c.tok <- struct{}{}
+		case <-ctx.Done():
+			c.forget(id)
+			_ = c.Notify(MethodCancel, CancelParams{ID: idRaw})
+			return nil, ctx.Err()
+		case <-c.done:
+			// The response may have raced the stop.
+			select {
+			case msg := <-ch:
+				return c.result(msg)
+			default:
 			}
+			return nil, closedErr(c.Err())
+		}
+	}
+}
+
+func (c *Conn) result(msg *Message) (json.RawMessage, error) {
+	if msg == nil {
+		return nil, closedErr(c.Err())
+	}
+	if msg.Error != nil {
+		return nil, msg.Error
+	}
+	return msg.Result, nil
+}
+
+// readUntil reads and dispatches messages, as the token holder, until ch has our
+// response, ctx ends or the connection stops. It returns only real read failures.
+func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
+	stopKick := context.AfterFunc(ctx, c.kick)
+	defer stopKick()
+	for len(ch) == 0 {
+		if ctx.Err() != nil {
+			return nil
+		}
+		select {
+		case <-c.done:
+			return nil
 		default:
 		}
-		return nil, closedErr(c.Err())
+		msg, err := c.readMessage()
+		if isTimeout(err) {
+			c.clearDeadline()
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := c.dispatch(msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Conn) leave() {
+	if c.waiters.Add(-1) == 0 {
+		select {
+		case c.idle <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -354,6 +523,7 @@ func (c *Conn) stop(err error) {
 	close(c.done)
 	c.writeMu.Unlock()
 	c.baseStop()
+	c.kick() // wake a blocked reader so it sees the stop
 	for _, ch := range pending {
 		close(ch)
 	}

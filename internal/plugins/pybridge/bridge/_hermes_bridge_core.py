@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
 
 PROTOCOL_VERSION = 1
@@ -23,7 +24,6 @@ MAX_LINE = 16 << 20
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
 CO_COROUTINE = 0x80
-MAX_THREADS = 256
 
 
 class HermesNotAvailableError(RuntimeError):
@@ -46,7 +46,7 @@ _ERROR_CLASSES = {
     -32002: ValueError,
     -32003: HermesNotAvailableError,
     -32004: TimeoutError,
-    -32005: LookupError,
+    -32005: FileNotFoundError,
     -32006: TypeError,
     -32007: RuntimeError,
 }
@@ -70,19 +70,34 @@ def _dumps(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
 
 
+class _Slot:
+    """A pending call to the host: its answer and the event that announces it."""
+
+    __slots__ = ("event", "msg")
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.msg = None
+
+
 class Bridge:
     def __init__(self, rfile, wfile):
         self.rfile = rfile
         self.wfile = wfile
         self.write_lock = threading.Lock()
-        self.read_lock = threading.Lock()
+        # Whoever holds `tok` may read the protocol pipe.
+        self.tok = threading.Lock()
         self.state_lock = threading.Lock()
+        self.watch_cond = threading.Condition(self.state_lock)
         self.pending = {}
         self.next_id = 0
         self.handles = {}
         self.next_handle = 0
-        self.readers_available = 0
-        self.threads = 0
+        self.active = {}  # thread ident -> monotonic start of the request it serves
+        self.readers_waiting = 0
+        self.waiting_slots = set()
+        self.watchdog_idle = False
+        self.last_activity = 0.0
         self.running = {}  # request id -> asyncio future (cancellable)
         self.info = {}
         self.ctx = None
@@ -111,19 +126,62 @@ class Bridge:
             self.wfile.write(data)
             self.wfile.flush()
 
+    def read_msg(self):
+        """Read one message; only the holder of `tok` calls this."""
+        line = self.rfile.readline(MAX_LINE + 1)
+        if not line:
+            # The host closed the pipe: it has exited or is stopping us.
+            self.run_unload()
+            os._exit(0)
+        if len(line) > MAX_LINE:
+            sys.stderr.write("hermes bridge: protocol message over the size cap\n")
+            os._exit(3)
+        try:
+            return json.loads(line)
+        except ValueError:
+            sys.stderr.write("hermes bridge: malformed message from host\n")
+            os._exit(3)
+
+    def release_tok(self):
+        self.tok.release()
+        if self.waiting_slots:
+            with self.state_lock:
+                slots = list(self.waiting_slots)
+            for slot in slots:
+                slot.event.set()  # "the pipe is free": a waiting caller may read now
+
     def call(self, method, params):
-        """Call the host and wait for its answer (from any thread)."""
-        event = threading.Event()
+        """Call the host and wait for its answer (from any thread).
+
+        If nobody is reading the pipe, the caller reads it itself until its answer
+        arrives; otherwise the current reader hands the answer over."""
+        slot = _Slot()
+        event = slot.event
         with self.state_lock:
             self.next_id += 1
             rid = self.next_id
-            slot = [event, None]
             self.pending[rid] = slot
         self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        event.wait()
-        msg = slot[1]
-        if msg is None:
-            raise HostError(-32603, "hermes host connection closed")
+        while slot.msg is None:
+            if self.tok.acquire(blocking=False):
+                try:
+                    while slot.msg is None:
+                        # We are mid-handler: requests read here get threads of their own.
+                        self.on_message(self.read_msg(), inline=False)
+                finally:
+                    self.release_tok()
+                break
+            with self.state_lock:
+                self.waiting_slots.add(slot)
+            try:
+                if slot.msg is None and self.tok.locked():
+                    event.wait()
+            finally:
+                with self.state_lock:
+                    self.waiting_slots.discard(slot)
+            if slot.msg is None:
+                event.clear()
+        msg = slot.msg
         err = msg.get("error")
         if err:
             raise HostError(err.get("code", -32603), err.get("message", "host error"), err.get("data"))
@@ -142,55 +200,91 @@ class Bridge:
             self.handles[hid] = fn
         return hid
 
-    # ---- leader/follower loop ---------------------------------------------------
+    # ---- reading and serving ----------------------------------------------------
+    #
+    # The main thread reads a request and serves it itself, so a call costs no thread
+    # hand-off. While it is busy nobody reads; a watchdog notices a request running
+    # for more than a couple of milliseconds with the pipe unread and starts a helper
+    # reader, so a slow or hung handler never blocks other calls (or the EOF that
+    # tells us the host is gone).
 
-    def spawn_worker(self):
-        with self.state_lock:
-            if self.threads >= MAX_THREADS:
-                return
-            self.threads += 1
-        threading.Thread(target=self.worker, name="hermes-bridge", daemon=True).start()
+    def primary(self):
+        threading.Thread(target=self.watchdog, name="hermes-watchdog", daemon=True).start()
+        while True:
+            self.tok.acquire()
+            try:
+                msg = self.read_msg()
+            finally:
+                self.release_tok()
+            self.on_message(msg, inline=True)
 
-    def worker(self):
+    def secondary(self):
         while True:
             with self.state_lock:
-                self.readers_available += 1
-            with self.read_lock:
-                line = self.rfile.readline(MAX_LINE + 1)
+                self.readers_waiting += 1
+            self.tok.acquire()
             with self.state_lock:
-                self.readers_available -= 1
-                need_reader = self.readers_available == 0
-            if not line:
-                # The host closed the pipe: it has exited or is stopping us.
-                self.run_unload()
-                os._exit(0)
-            if len(line) > MAX_LINE:
-                sys.stderr.write("hermes bridge: protocol message over the size cap\n")
-                os._exit(3)
+                self.readers_waiting -= 1
             try:
-                msg = json.loads(line)
-            except ValueError:
-                sys.stderr.write("hermes bridge: malformed message from host\n")
-                os._exit(3)
-            method = msg.get("method")
-            if method is None:
-                self.deliver(msg)
-                continue
-            if method == "$/cancelRequest":
-                self.cancel((msg.get("params") or {}).get("id"))
-                continue
-            if need_reader:
-                self.spawn_worker()
+                msg = self.read_msg()
+            finally:
+                self.release_tok()
+            self.on_message(msg, inline=True)
+            with self.state_lock:
+                busy = bool(self.active)
+            if not busy:
+                return
+
+    def watchdog(self):
+        while True:
+            with self.watch_cond:
+                if not self.active and time.monotonic() - self.last_activity > 1.0:
+                    self.watchdog_idle = True
+                    self.watch_cond.wait()
+                    self.watchdog_idle = False
+            time.sleep(0.002)
+            now = time.monotonic()
+            with self.state_lock:
+                oldest = min(self.active.values()) if self.active else None
+                readers = self.readers_waiting
+            if oldest is not None and now - oldest > 0.002 and readers == 0 and not self.tok.locked():
+                threading.Thread(target=self.secondary, name="hermes-reader", daemon=True).start()
+
+    def on_message(self, msg, inline):
+        method = msg.get("method")
+        if method is None:
+            self.deliver(msg)
+        elif method == "$/cancelRequest":
+            self.cancel((msg.get("params") or {}).get("id"))
+        elif inline:
             self.serve(msg)
+        else:
+            threading.Thread(target=self.serve, args=(msg,), name="hermes-serve", daemon=True).start()
 
     def deliver(self, msg):
         with self.state_lock:
             slot = self.pending.pop(msg.get("id"), None)
         if slot is not None:
-            slot[1] = msg
-            slot[0].set()
+            slot.msg = msg
+            slot.event.set()
 
     def serve(self, msg):
+        me = threading.get_ident()
+        with self.state_lock:
+            now = time.monotonic()
+            self.active[me] = now
+            self.last_activity = now
+            wake = self.watchdog_idle
+            if wake:
+                self.watch_cond.notify()
+        try:
+            self._serve(msg)
+        finally:
+            with self.state_lock:
+                self.active.pop(me, None)
+                self.last_activity = time.monotonic()
+
+    def _serve(self, msg):
         rid = msg.get("id")
         method = msg.get("method")
         fn = self.methods.get(method)
@@ -915,7 +1009,6 @@ def main():
     rfile = os.fdopen(fd_in, "rb", buffering=1 << 16)
     wfile = os.fdopen(fd_out, "wb", buffering=0)
     bridge = Bridge(rfile, wfile)
-    bridge.threads = 1
-    bridge.worker()
+    bridge.primary()
     return 0
 

@@ -1,0 +1,20 @@
+import json
+import time
+
+
+def register(ctx):
+    def echo(args, **kwargs):
+        # A ctx call from inside a handler: the host answers while this call is open.
+        other = ctx.has_plugin(args.get("ask", "nobody"))
+        return json.dumps({"n": args.get("n"), "has": other})
+
+    def slow(args, **kwargs):
+        time.sleep(float(args.get("seconds", 0.3)))
+        return json.dumps({"slept": True})
+
+    async def aecho(args, **kwargs):
+        return json.dumps({"n": args.get("n"), "async": True})
+
+    ctx.register_tool(name="echo", toolset="t", schema={}, handler=echo)
+    ctx.register_tool(name="slow", toolset="t", schema={}, handler=slow)
+    ctx.register_tool(name="aecho", toolset="t", schema={}, handler=aecho, is_async=True)
