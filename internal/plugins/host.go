@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,7 +91,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			return m.getConfig(p, cp.Key, cp.Default)
 		case protocol.MethodSetConfig:
 			var cp protocol.ConfigSetParams
-			if err := decode(params, &cp); err != nil {
+			if err := decodeExact(params, &cp); err != nil {
 				return nil, err
 			}
 			return nil, m.setConfig(ctx, p, cp.Key, cp.Value)
@@ -102,7 +103,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			return m.stateGet(p, sp.Key, sp.Default)
 		case protocol.MethodStateSet:
 			var sp protocol.StateSetParams
-			if err := decode(params, &sp); err != nil {
+			if err := decodeExact(params, &sp); err != nil {
 				return nil, err
 			}
 			return nil, m.stateSet(ctx, p, sp.Key, sp.Value)
@@ -153,6 +154,46 @@ func decode(raw json.RawMessage, v any) error {
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid parameters: %v", err)
 	}
 	return nil
+}
+
+// decodeExact decodes like decode but keeps numbers as the plugin wrote them: an
+// integer stays an integer (set_config(5) must write 5, not 5.0, into config.yaml)
+// and large integers keep every digit.
+func decodeExact(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return protocol.Errorf(protocol.CodeInvalidParams, "invalid parameters: %v", err)
+	}
+	switch x := v.(type) {
+	case *protocol.ConfigSetParams:
+		x.Value = exactNumbers(x.Value)
+	case *protocol.StateSetParams:
+		x.Value = exactNumbers(x.Value)
+	}
+	return nil
+}
+
+// exactNumbers replaces json.Number by int64 when the text is an integer that fits,
+// else by float64.
+func exactNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = exactNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = exactNumbers(e)
+		}
+	}
+	return v
 }
 
 // ---- registration (shared by process plugins and builtins) ------------------------
