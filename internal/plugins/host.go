@@ -209,17 +209,16 @@ func (m *Manager) registerTool(p *Plugin, rp protocol.RegisterToolParams, handle
 	if schema == nil {
 		schema = map[string]any{}
 	}
-	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key {
-		if rp.Override {
-			if !m.overrideAllowed(p) {
-				return nil, protocol.Errorf(protocol.CodePermission,
-					"Plugin '%s' cannot override built-in tool '%s'. Set plugins.entries.%s.allow_tool_override: true in config.yaml to allow this plugin to replace built-in tools.",
-					p.Candidate.Manifest.Name, rp.Name, p.Key)
-			}
-		} else if existing.Toolset != rp.Toolset {
-			m.warn("plugin %s tried to shadow global tool '%s' without override=True; skipped", p.Key, rp.Name)
-			return protocol.RegisterResult{Registered: false, Warning: "tool name already taken"}, nil
-		}
+	// As upstream: override=True needs the permission whether or not the name is
+	// taken yet (plugins register in parallel, so "taken" is only known at commit).
+	if rp.Override && !m.overrideAllowed(p) {
+		return nil, protocol.Errorf(protocol.CodePermission,
+			"Plugin '%s' cannot override built-in tool '%s'. Set plugins.entries.%s.allow_tool_override: true in config.yaml to allow this plugin to replace built-in tools.",
+			p.Candidate.Manifest.Name, rp.Name, p.Key)
+	}
+	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key && !rp.Override && existing.Toolset != rp.Toolset {
+		m.warn("plugin %s tried to shadow tool '%s' (registered by %s) without override=True; skipped", p.Key, rp.Name, existing.Source)
+		return protocol.RegisterResult{Registered: false, Warning: "tool name already taken"}, nil
 	}
 	t := &tools.Tool{
 		Name: rp.Name, Toolset: rp.Toolset, Description: rp.Description, Emoji: rp.Emoji, Schema: schema,
