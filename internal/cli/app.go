@@ -46,6 +46,7 @@ type App struct {
 	logFailed bool
 	windows   map[string]*rateWindow
 	homeVal   *home.Home
+	warned    int // manager warnings already shown
 }
 
 // NewApp builds the production App from the process environment.
@@ -87,6 +88,9 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.migrate(context.Background()); err != nil {
+		return nil, err
+	}
 	m := plugins.New(plugins.Options{
 		Home:        h,
 		Env:         a.Env,
@@ -99,10 +103,22 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	if err := m.Discover(); err != nil {
 		return nil, err
 	}
-	for _, w := range m.Warnings() {
+	a.warned = 0
+	a.flushWarnings(m)
+	return m, nil
+}
+
+// flushWarnings shows the manager's warnings not shown yet: discovery's, then those
+// raised while loading (a tool name clash, a missing dependency, ...).
+func (a *App) flushWarnings(m *plugins.Manager) {
+	ws := m.Warnings()
+	if a.warned > len(ws) {
+		a.warned = 0
+	}
+	for _, w := range ws[a.warned:] {
 		a.warn(w)
 	}
-	return m, nil
+	a.warned = len(ws)
 }
 
 func (a *App) warn(msg string) {
@@ -155,6 +171,7 @@ func (a *App) runWithManager(ctx context.Context, fn func(m *plugins.Manager) er
 	if err := m.Load(ctx, nil); err != nil {
 		return err
 	}
+	a.flushWarnings(m)
 	for _, p := range m.Plugins() {
 		if e := p.ErrorText(); e != "" && p.Decision.Load {
 			fmt.Fprintf(a.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)

@@ -318,15 +318,14 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	if err != nil {
 		return failf("%v", err)
 	}
-	// Plugins it depends on are started too, so has_plugin() answers as in a session.
-	deps := map[string]bool{p.Key: true}
-	for _, r := range p.Candidate.Manifest.RequiresPlugins {
-		deps[r.ID] = true
-	}
-	if err := m.Load(ctx, func(x *plugins.Plugin) bool {
-		return deps[x.Key] || deps[x.Candidate.Manifest.Name]
-	}); err != nil {
-		return err
+	// An enabled plugin is loaded with every other enabled plugin, as in a session, so
+	// what it shows (tool name clashes, has_plugin answers) is what a session gets.
+	// A plugin that is not enabled is never started.
+	if p.Decision.Load {
+		if err := m.Load(ctx, nil); err != nil {
+			return err
+		}
+		app.flushWarnings(m)
 	}
 	mf := p.Candidate.Manifest
 	reg := p.Snapshot()
@@ -368,7 +367,11 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 		return nil
 	}
 	w := app.IO.Out
-	fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
+	if mf.Version != "" {
+		fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
+	} else {
+		fmt.Fprintln(w, mf.Name)
+	}
 	if mf.Description != "" {
 		fmt.Fprintf(w, "%s\n", mf.Description)
 	}
