@@ -42,10 +42,32 @@ type eventBus struct {
 	depth atomic.Int32 // depth of the delivery in progress (0: none)
 	once  sync.Once
 	done  chan struct{}
+
+	// pending counts deliveries queued or running (under mu); idle is closed while
+	// it is zero, so shutdown can wait for what was already emitted.
+	pending int
+	idle    chan struct{}
+	closed  bool
 }
 
 func newEventBus(m *Manager) *eventBus {
-	return &eventBus{m: m, subs: map[string][]*subscription{}, queue: make(chan delivery, eventPendingCap), done: make(chan struct{})}
+	idle := make(chan struct{})
+	close(idle)
+	return &eventBus{m: m, subs: map[string][]*subscription{}, queue: make(chan delivery, eventPendingCap),
+		done: make(chan struct{}), idle: idle}
+}
+
+// track adds n to the deliveries in flight.
+func (b *eventBus) track(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending == 0 && n > 0 {
+		b.idle = make(chan struct{})
+	}
+	b.pending += n
+	if b.pending == 0 && n < 0 {
+		close(b.idle)
+	}
 }
 
 func (m *Manager) addSubscription(p *Plugin, event string, deliver func(context.Context, string, map[string]any) error) {
@@ -95,7 +117,12 @@ func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, e
 	}
 	b.mu.Lock()
 	subs := append([]*subscription(nil), b.subs[qualified]...)
+	closed := b.closed
 	b.mu.Unlock()
+	if closed {
+		b.m.log.Warn("event dropped: hermes is shutting down", "event", qualified)
+		return 0, nil
+	}
 	if len(subs) == 0 {
 		return 0, nil
 	}
@@ -111,10 +138,12 @@ func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, e
 		if copyOf == nil {
 			copyOf = map[string]any{}
 		}
+		b.track(1)
 		select {
 		case b.queue <- delivery{sub: s, event: qualified, payload: copyOf, depth: depth}:
 			queued++
 		default:
+			b.track(-1)
 			b.m.warn("event %s to plugin %s dropped: pending budget of %d deliveries exceeded", qualified, s.plugin.Key, eventPendingCap)
 		}
 	}
@@ -127,21 +156,48 @@ func (b *eventBus) work() {
 		case <-b.done:
 			return
 		case d := <-b.queue:
-			if d.sub.cancelled.Load() {
-				continue
-			}
-			b.depth.Store(int32(d.depth))
-			ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
-			if err := d.sub.deliver(ctx, d.event, d.payload); err != nil {
-				b.m.log.Warn("event subscriber failed", "plugin", d.sub.plugin.Key, "event", d.event, "error", err)
-			}
-			cancel()
-			b.depth.Store(0)
+			b.run(d)
+			b.track(-1)
 		}
 	}
 }
 
-func (b *eventBus) close() {
+func (b *eventBus) run(d delivery) {
+	if d.sub.cancelled.Load() {
+		return
+	}
+	b.depth.Store(int32(d.depth))
+	defer b.depth.Store(0)
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	if err := d.sub.deliver(ctx, d.event, d.payload); err != nil {
+		b.m.log.Warn("event subscriber failed", "plugin", d.sub.plugin.Key, "event", d.event, "error", err)
+	}
+}
+
+// close delivers what was already emitted (events a delivery emits in turn
+// included), waiting at most wait, then stops the worker. Later emits are dropped.
+func (b *eventBus) close(wait time.Duration) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		b.mu.Lock()
+		idle, n := b.idle, b.pending
+		b.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		select {
+		case <-idle:
+			continue
+		case <-deadline.C:
+			b.m.log.Warn("shutting down with undelivered plugin events", "pending", n)
+		}
+		break
+	}
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
 	select {
 	case <-b.done:
 	default:

@@ -362,6 +362,9 @@ func (m *Manager) start(ctx context.Context, p *Plugin) error {
 	return nil
 }
 
+// eventDrainTimeout bounds how long Close waits for pending event deliveries.
+const eventDrainTimeout = 10 * time.Second
+
 // registerTimeout bounds import + register(); a plugin stuck there is stopped.
 const registerTimeout = 60 * time.Second
 
@@ -416,7 +419,8 @@ func (m *Manager) Close(ctx context.Context) {
 		}
 	}
 	m.mu.Unlock()
-	m.bus.close()
+	// Events already emitted reach their subscribers before the plugins stop.
+	m.bus.close(eventDrainTimeout)
 	var wg sync.WaitGroup
 	for _, proc := range procs {
 		wg.Add(1)
