@@ -27,7 +27,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 		case protocol.MethodLog:
 			var lp protocol.LogParams
 			if json.Unmarshal(params, &lp) == nil && m.opts.Sink != nil {
-				m.opts.Sink(p.Key, "log:"+lp.Level, lp.Message)
+				m.opts.Sink(p.Key, "log:"+logLevel(lp.Level), lp.Message)
 			}
 			return nil, nil
 		case protocol.MethodRegisterTool:
@@ -146,6 +146,21 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			return m.facade(p, fp)
 		}
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "hermes host has no method %q", method)
+	}
+}
+
+// logLevel maps the level names other runtimes use (slog's "WARN", "warn", "fatal")
+// to Python logging's, which the host's output filter speaks.
+func logLevel(level string) string {
+	switch l := strings.ToLower(strings.TrimSpace(level)); l {
+	case "warn":
+		return "warning"
+	case "fatal", "crit":
+		return "critical"
+	case "":
+		return "info"
+	default:
+		return l
 	}
 }
 

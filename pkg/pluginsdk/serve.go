@@ -359,7 +359,21 @@ func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 		add(a)
 	}
 	r.Attrs(add)
-	return h.conn.Notify(protocol.MethodLog, protocol.LogParams{Level: strings.ToLower(r.Level.String()), Message: b.String()})
+	return h.conn.Notify(protocol.MethodLog, protocol.LogParams{Level: levelName(r.Level), Message: b.String()})
+}
+
+// levelName names a slog level the way Python's logging does (the host shows
+// "warning" and above on the terminal): debug, info, warning, error.
+func levelName(l slog.Level) string {
+	switch {
+	case l >= slog.LevelError:
+		return "error"
+	case l >= slog.LevelWarn:
+		return "warning"
+	case l >= slog.LevelInfo:
+		return "info"
+	}
+	return "debug"
 }
 
 func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
