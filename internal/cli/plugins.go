@@ -431,10 +431,20 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	section("Middleware", append([]string{}, out.Middleware...))
 	var others []string
 	for _, o := range reg.Other {
-		others = append(others, fmt.Sprintf("%s %s (%s)", o.Registrar, o.Name, o.Note))
+		others = append(others, strings.Join(nonEmpty(o.Registrar, o.Name, "("+o.Note+")"), " "))
 	}
 	section("Other registrations", others)
 	return nil
+}
+
+func nonEmpty(items ...string) []string {
+	var out []string
+	for _, s := range items {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func nonNil(s []string) []string {

@@ -356,6 +356,9 @@ func (m *Manager) registerOther(p *Plugin, rp protocol.RegisterOtherParams) any 
 	name := rp.Name
 	if rp.Registrar == "register_redaction_patterns" {
 		note = "recorded; redaction is not available in this host yet"
+		if pats, ok := rp.Details["patterns"].([]any); ok && name == "" {
+			name = fmt.Sprintf("%d pattern(s)", len(pats))
+		}
 	}
 	m.addPending(p, func(r *registrations) {
 		r.other = append(r.other, OtherInfo{Registrar: rp.Registrar, Name: name, Note: note})
@@ -623,6 +626,19 @@ func (m *Manager) facade(p *Plugin, fp protocol.FacadeParams) (any, error) {
 		return map[string]any{"accepted": false, "error": "ctx.emit_status is not available in this host yet (no gateway is running)"}, nil
 	}
 	if strings.HasPrefix(fp.Name, "platform_actions.") {
+		// As upstream, every call re-checks the capability first; an ungranted call
+		// never learns anything about the gateway.
+		capID := "gateway.platform_actions"
+		if fp.Name == "platform_actions.send_status" {
+			capID = "gateway.plugin_status"
+		}
+		verb := strings.TrimPrefix(fp.Name, "platform_actions.")
+		if !m.HasCapability(p, capID) {
+			m.log.Info("platform_action", "plugin", p.Key, "verb", verb, "platform", fp.Kwargs["platform"], "outcome", "capability_not_granted")
+			return map[string]any{"ok": false, "error": "capability_not_granted",
+				"detail": fmt.Sprintf("plugin %s does not hold the %s capability: grant it with `hermes plugins enable %s` (interactive consent)", p.Key, capID, p.Key)}, nil
+		}
+		m.log.Info("platform_action", "plugin", p.Key, "verb", verb, "platform", fp.Kwargs["platform"], "outcome", "gateway_unavailable")
 		return map[string]any{"ok": false, "error": "gateway_unavailable",
 			"detail": "ctx." + fp.Name + " is not available in this host yet (no gateway is running)"}, nil
 	}
