@@ -57,7 +57,7 @@ func startHello(t *testing.T, rec *recorder) *Process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, _ := filepath.Abs("testdata/hello")
+	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
 	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "hello-world", Name: "hello-world", Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, res, err := rt.Start(ctx, spec, rec.handle)
@@ -121,7 +121,7 @@ func BenchmarkToolCallPython(b *testing.B) {
 		b.Skip(err)
 	}
 	script, _ := pybridge.Ensure(cache)
-	dir, _ := filepath.Abs("testdata/hello")
+	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
 	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "hello-world", Name: "hello-world", Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, _, err := rt.Start(ctx, spec, rec.handle)
