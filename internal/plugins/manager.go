@@ -162,12 +162,17 @@ func (m *Manager) Discover() error {
 		}
 	}
 	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled}
+	safe := m.SafeMode()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.plugins = map[string]*Plugin{}
 	m.sorted = m.sorted[:0]
 	for _, c := range cands {
 		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate)}
+		if safe && (p.Decision.Load || p.Decision.Deferred) {
+			// Upstream skips plugin loading entirely in safe mode; list still shows state.
+			p.Decision = discovery.Decision{Status: p.Decision.Status, Error: safeModeError}
+		}
 		p.Runtime = runtimeOf(c)
 		m.plugins[c.Key] = p
 		m.sorted = append(m.sorted, p)
@@ -235,6 +240,15 @@ func (m *Manager) pythonInfo(ctx context.Context) (*runtime.PythonInfo, error) {
 	return m.python, nil
 }
 
+// safeModeError is the load error of every plugin while HERMES_SAFE_MODE is on.
+const safeModeError = "not loaded: safe mode is on (HERMES_SAFE_MODE); unset it to load plugins"
+
+// SafeMode reports whether HERMES_SAFE_MODE is on: plugins are discovered and listed
+// but none is loaded, so no plugin code runs.
+func (m *Manager) SafeMode() bool {
+	return discovery.Truthy(m.opts.Env("HERMES_SAFE_MODE"))
+}
+
 // LoadFilter selects which gated-in plugins Load starts (nil: all of them).
 type LoadFilter func(*Plugin) bool
 
@@ -242,6 +256,10 @@ type LoadFilter func(*Plugin) bool
 // register(), and commits what they registered in load order. Plugins start in
 // parallel; one failing never stops the others. Builtins register in-process.
 func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
+	if m.SafeMode() {
+		m.warn("HERMES_SAFE_MODE is on: plugin loading skipped, no plugin was started")
+		return nil
+	}
 	var toLoad []*discovery.Candidate
 	m.mu.Lock()
 	for _, p := range m.sorted {
