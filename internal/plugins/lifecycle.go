@@ -46,7 +46,7 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
 		defer cancel()
-		if err := m.start(ctx, p); err != nil {
+		if err := m.start(ctx, p, nil); err != nil {
 			p.setError("restart failed: " + err.Error())
 			return
 		}

@@ -297,38 +297,90 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	}
 	m.mu.Unlock()
 
+	// Processes start and register() in parallel, with two orderings kept from
+	// upstream's sequential load: what plugins registered is committed in load order
+	// (so hook order and tool name clashes are deterministic), and a plugin's
+	// register() runs only once every plugin it requires (requires_plugins) has
+	// registered and been committed. Only dependencies earlier in the load order are
+	// waited for, so a cycle (already warned about) cannot deadlock.
+	committed := make([]chan struct{}, len(ready))
+	index := make(map[*Plugin]int, len(ready))
+	for i, p := range ready {
+		committed[i] = make(chan struct{})
+		index[p] = i
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
-	for _, p := range ready {
-		wg.Add(1)
-		go func(p *Plugin) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := m.start(ctx, p); err != nil {
-				p.setError(err.Error())
+	for i, p := range ready {
+		var deps []chan struct{}
+		for _, d := range ready[:i] {
+			if requires(p, d) {
+				deps = append(deps, committed[index[d]])
 			}
-		}(p)
+		}
+		wg.Add(1)
+		go func(i int, p *Plugin, deps []chan struct{}) {
+			defer wg.Done()
+			defer close(committed[i])
+			func() {
+				// The semaphore bounds concurrent start-ups; it is given back before
+				// waiting for dependencies, so waiting plugins never starve those.
+				sem <- struct{}{}
+				held := true
+				defer func() {
+					if held {
+						<-sem
+					}
+				}()
+				waitDeps := func() {
+					<-sem
+					held = false
+					for _, d := range deps {
+						<-d
+					}
+				}
+				if err := m.start(ctx, p, waitDeps); err != nil {
+					p.setError(err.Error())
+				}
+			}()
+			if i > 0 {
+				<-committed[i-1]
+			}
+			if p.errorText() != "" {
+				p.discardPending()
+				return
+			}
+			m.commit(p)
+		}(i, p, deps)
 	}
 	wg.Wait()
-	// Commit in dependency order so hook results and tool collisions are deterministic.
-	for _, p := range ready {
-		if p.errorText() != "" {
-			p.discardPending()
-			continue
-		}
-		m.commit(p)
-	}
 	m.mu.Lock()
 	m.loading = nil
 	m.mu.Unlock()
 	return nil
 }
 
-// start launches one plugin and runs its register().
-func (m *Manager) start(ctx context.Context, p *Plugin) error {
+// requires reports whether p names d in requires_plugins (by key or manifest name).
+func requires(p, d *Plugin) bool {
+	if p.Candidate.Manifest == nil {
+		return false
+	}
+	for _, r := range p.Candidate.Manifest.RequiresPlugins {
+		if r.ID == d.Key || (d.Candidate.Manifest != nil && r.ID == d.Candidate.Manifest.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// start launches one plugin and runs its register(); waitDeps (may be nil) blocks
+// until the plugins it requires have registered.
+func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 	c := p.Candidate
 	if c.Builtin {
+		if waitDeps != nil {
+			waitDeps()
+		}
 		return m.startBuiltin(ctx, p)
 	}
 	info := protocol.PluginInfo{
@@ -370,6 +422,9 @@ func (m *Manager) start(ctx context.Context, p *Plugin) error {
 		return err
 	}
 	p.setProcess(proc)
+	if waitDeps != nil {
+		waitDeps()
+	}
 	rctx, cancel := context.WithTimeout(ctx, registerTimeout)
 	defer cancel()
 	if err := proc.Call(rctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
