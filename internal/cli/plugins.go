@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,9 +97,7 @@ func pluginsList(app *App, o listOptions) error {
 		if rows == nil {
 			rows = []listRow{}
 		}
-		b, _ := json.MarshalIndent(rows, "", "  ")
-		fmt.Fprintln(out, string(b))
-		return nil
+		return writeJSON(out, rows)
 	case len(rows) == 0:
 		fmt.Fprintln(out, "No plugins installed.")
 		fmt.Fprintln(out, "Install with: hermes plugins install owner/repo")
@@ -359,8 +356,9 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 		out.Error = &errText
 	}
 	if asJSON {
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(app.IO.Out, string(b))
+		if err := writeJSON(app.IO.Out, out); err != nil {
+			return err
+		}
 		if p.ErrorText() != "" {
 			return silentExit(exitError)
 		}

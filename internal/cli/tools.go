@@ -43,9 +43,7 @@ func newToolsListCmd(app *App) *cobra.Command {
 					rows = append(rows, toolRow{Name: t.Name, Toolset: t.Toolset, Source: t.Source, Description: t.ModelDescription()})
 				}
 				if asJSON {
-					b, _ := json.MarshalIndent(rows, "", "  ")
-					fmt.Fprintln(app.IO.Out, string(b))
-					return nil
+					return writeJSON(app.IO.Out, rows)
 				}
 				if len(rows) == 0 {
 					fmt.Fprintln(app.IO.Out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
