@@ -150,7 +150,7 @@ func (m *Manager) Discover() error {
 		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
 	}
 	if info, err := m.pythonInfo(context.Background()); err == nil {
-		opts.SitePackages = info.SitePackages()
+		opts.SitePackages = sitePackages(m.opts.Env("PYTHONPATH"), info.SitePackages())
 	}
 	cands, dwarns := discovery.Discover(opts)
 	debug := discovery.Truthy(m.opts.Env("HERMES_PLUGINS_DEBUG"))
@@ -179,6 +179,37 @@ func (m *Manager) Discover() error {
 	}
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
+}
+
+// sitePackages is where entry points are looked for: the directories of PYTHONPATH
+// first (as on the interpreter's sys.path), then the probed sys.path. The probe is
+// cached per interpreter, so PYTHONPATH is read here, fresh, rather than trusted to
+// be in the cached sys.path.
+func sitePackages(pythonPath string, probed []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(dir string) {
+		if dir == "" {
+			return
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if seen[dir] {
+			return
+		}
+		seen[dir] = true
+		out = append(out, dir)
+	}
+	for _, dir := range filepath.SplitList(pythonPath) {
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			add(dir)
+		}
+	}
+	for _, dir := range probed {
+		add(dir)
+	}
+	return out
 }
 
 func runtimeOf(c *discovery.Candidate) string {
@@ -385,7 +416,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 	}
 	info := protocol.PluginInfo{
 		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind,
-		Manifest: c.Manifest.Raw,
+		Manifest: manifestForPlugin(c.Manifest),
 	}
 	if c.EntryPoint != nil {
 		info.Module = c.EntryPoint.Value
@@ -415,6 +446,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		if err != nil {
 			return err
 		}
+		m.ensureBridgeBytecode(ctx, py, script)
 		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts}
 	}
 	proc, _, err := rt.Start(ctx, spec, m.hostHandler(p))
@@ -437,6 +469,32 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 
 // eventDrainTimeout bounds how long Close waits for pending event deliveries.
 const eventDrainTimeout = 10 * time.Second
+
+// manifestForPlugin is what ctx.manifest shows: the manifest document as written,
+// with the fields the host normalised as upstream's PluginManifest has them (only
+// known capability ids; entry points have no plugin.yaml and get theirs from their
+// distribution's metadata and the plugin_capabilities entry-point group).
+func manifestForPlugin(mf *manifest.Manifest) map[string]any {
+	out := make(map[string]any, len(mf.Raw)+4)
+	for k, v := range mf.Raw {
+		out[k] = v
+	}
+	caps := make([]any, 0, len(mf.Capabilities))
+	for _, c := range mf.Capabilities {
+		caps = append(caps, c)
+	}
+	out["capabilities"] = caps
+	if _, ok := out["name"]; !ok && mf.Name != "" {
+		out["name"] = mf.Name
+	}
+	if _, ok := out["version"]; !ok && mf.Version != "" {
+		out["version"] = mf.Version
+	}
+	if _, ok := out["description"]; !ok && mf.Description != "" {
+		out["description"] = mf.Description
+	}
+	return out
+}
 
 // registerTimeout bounds import + register(); a plugin stuck there is stopped.
 const registerTimeout = 60 * time.Second
