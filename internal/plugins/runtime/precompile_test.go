@@ -1,0 +1,67 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/plugins/pybridge"
+)
+
+func TestPrecompileBridge(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	if err != nil {
+		t.Skipf("no python: %v", err)
+	}
+	if info.CacheTag == "" {
+		t.Skipf("%s has no bytecode cache tag", info.Executable)
+	}
+	script, err := pybridge.Ensure(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(script)
+	core := filepath.Join(dir, "__pycache__", strings.TrimSuffix(pybridge.Script, ".py")+"."+info.CacheTag+".pyc")
+	base := []string{"PATH=" + os.Getenv("PATH")}
+
+	// Python may write its own bytecode: nothing to do, no process started.
+	if did, err := PrecompileBridge(ctx, info, dir, base); did || err != nil {
+		t.Fatalf("without PYTHONDONTWRITEBYTECODE: did=%v err=%v", did, err)
+	}
+	// Bytecode goes to a prefix directory Python manages: leave it alone too.
+	if did, _ := PrecompileBridge(ctx, info, dir, append(base, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPYCACHEPREFIX="+t.TempDir())); did {
+		t.Fatal("compiled although PYTHONPYCACHEPREFIX is set")
+	}
+	if _, err := os.Stat(core); err == nil {
+		t.Fatal("bytecode written when it should not be")
+	}
+
+	env := append(base, "PYTHONDONTWRITEBYTECODE=1")
+	did, err := PrecompileBridge(ctx, info, dir, env)
+	if err != nil || !did {
+		t.Fatalf("first precompile: did=%v err=%v", did, err)
+	}
+	if _, err := os.Stat(core); err != nil {
+		t.Fatalf("no bytecode for the bridge core: %v", err)
+	}
+	if did, err := PrecompileBridge(ctx, info, dir, env); did || err != nil {
+		t.Fatalf("second precompile should find everything compiled: did=%v err=%v", did, err)
+	}
+}
+
+func TestEnvValue(t *testing.T) {
+	env := []string{"A=1", "B=", "A=2", "NOEQUALS"}
+	if got := envValue(env, "A"); got != "2" {
+		t.Fatalf("A=%q", got)
+	}
+	if got := envValue(env, "B"); got != "" {
+		t.Fatalf("B=%q", got)
+	}
+	if got := envValue(env, "C"); got != "" {
+		t.Fatalf("C=%q", got)
+	}
+}
