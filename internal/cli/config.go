@@ -88,7 +88,10 @@ func printValue(app *App, v any) error {
 	case string:
 		fmt.Fprintln(app.IO.Out, x)
 	case map[string]any, []any:
-		b, err := yaml.MarshalWithOptions(x, yaml.Indent(2), yaml.IndentSequence(true))
+		// A list of its own starts at column 0 ("- a"); lists inside a mapping are
+		// indented under their key, as in config.yaml.
+		_, isList := x.([]any)
+		b, err := yaml.MarshalWithOptions(x, yaml.Indent(2), yaml.IndentSequence(!isList))
 		if err != nil {
 			return err
 		}
