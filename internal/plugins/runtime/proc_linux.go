@@ -2,11 +2,30 @@
 
 package runtime
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // procAttr puts the plugin in its own process group (so the whole tree can be
 // signalled, and a terminal Ctrl-C reaches the host only) and has the kernel kill it
 // if the host dies without cleaning up.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// exitedUnreaped blocks until the child pid has exited, without reaping it: while it
+// is a zombie its pid, and so its process group id, cannot be reused, and the group
+// can be signalled safely.
+func exitedUnreaped(pid int) bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil
+	}
 }

@@ -9,3 +9,6 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// exitedUnreaped is not available here: the group is signalled after the reap.
+func exitedUnreaped(pid int) bool { return false }

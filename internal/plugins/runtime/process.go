@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,12 +65,21 @@ type Process struct {
 	cmd      *exec.Cmd
 	conn     *protocol.Conn
 	toPlugin *os.File
+	out      *pipeWriter // writes to toPlugin, watched for stalls
 	opts     Options
 
-	drains sync.WaitGroup
-	exited chan struct{}
-	waitMu sync.Mutex
-	state  *os.ProcessState
+	drains   sync.WaitGroup
+	drained  chan struct{} // closed when both output streams reached EOF (or were cut off)
+	exited   chan struct{}
+	connDone chan struct{} // closed when the connection has stopped reading
+	waitMu   sync.Mutex
+	state    *os.ProcessState
+	failure  string // why the host stopped the plugin ("" if it was not the host's doing)
+
+	sigMu  sync.Mutex
+	reaped bool // the group leader has been reaped: its pid may be reused, never signal it
+
+	closeOnce sync.Once
 
 	tailMu sync.Mutex
 	tail   []string
@@ -124,31 +134,132 @@ func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	}
 	closeAll(childEnds...)
 
-	p := &Process{id: c.PluginID, cmd: cmd, toPlugin: hostToPluginW, opts: opts, exited: make(chan struct{})}
-	p.conn = protocol.NewConn(pluginToHostR, hostToPluginW, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
+	p := &Process{id: c.PluginID, cmd: cmd, toPlugin: hostToPluginW, opts: opts,
+		out: &pipeWriter{f: hostToPluginW}, drained: make(chan struct{}), exited: make(chan struct{}), connDone: make(chan struct{})}
+	p.conn = protocol.NewConn(pluginToHostR, p.out, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
 	p.drains.Add(2)
 	go p.drain(stdoutR, "stdout")
 	go p.drain(stderrR, "stderr")
-	go func() {
-		err := p.conn.Run()
-		pluginToHostR.Close()
-		if err != nil && !errors.Is(err, io.EOF) {
-			// A protocol violation (garbage, oversized message) fails this plugin only.
-			p.report("stderr", fmt.Sprintf("protocol error: %v; stopping the plugin", err))
-			p.Kill()
-		}
-	}()
-	go func() {
-		_ = cmd.Wait()
-		p.waitMu.Lock()
-		p.state = cmd.ProcessState
-		p.waitMu.Unlock()
-		// Grandchildren may hold the pipes open; the plugin itself is gone, so stop talking.
-		p.conn.Close()
-		hostToPluginW.Close()
-		close(p.exited)
-	}()
+	go func() { p.drains.Wait(); close(p.drained) }()
+	go p.serve()
+	go p.wait(stdoutR, stderrR, pluginToHostR)
 	return p, nil
+}
+
+// serve runs the connection. A protocol violation (garbage, an oversized message)
+// fails this plugin only: it is stopped at once. A plugin that closes its end of the
+// connection but keeps running is of no use either and is stopped after a grace.
+func (p *Process) serve() {
+	_ = p.conn.Run()
+	close(p.connDone)
+	err := p.conn.Err() // the first reason the connection stopped
+	if err != nil && !errors.Is(err, io.EOF) {
+		p.fail(fmt.Sprintf("sent an invalid message (protocol error: %v)", err))
+		p.report("stderr", fmt.Sprintf("hermes: protocol error: %v; stopping the plugin", err))
+		p.Kill()
+		return
+	}
+	t := time.NewTimer(p.opts.stopGrace())
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.fail("closed its protocol connection but kept running")
+		p.Kill()
+	}
+}
+
+// wait reaps the plugin. Whatever it left running in its process group is an orphan
+// and is killed with it, before the leader is reaped so the group id cannot have been
+// reused. Then the pipes are given a moment to deliver what the plugin wrote last,
+// and closed even if an escaped descendant still holds them.
+func (p *Process) wait(outputs ...*os.File) {
+	pid := p.cmd.Process.Pid
+	if exitedUnreaped(pid) {
+		p.sigMu.Lock()
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		p.reaped = true
+		p.sigMu.Unlock()
+	}
+	_ = p.cmd.Wait()
+	p.sigMu.Lock()
+	if !p.reaped {
+		// No way to wait without reaping here: best effort, as before.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		p.reaped = true
+	}
+	p.sigMu.Unlock()
+	p.waitMu.Lock()
+	p.state = p.cmd.ProcessState
+	p.waitMu.Unlock()
+	close(p.exited)
+
+	t := time.NewTimer(p.opts.stopGrace())
+	defer t.Stop()
+	for _, ch := range []<-chan struct{}{p.connDone, p.drained} {
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+	}
+	p.conn.Close()
+	p.closeToPlugin()
+	for _, f := range outputs {
+		f.Close() // unblocks a reader stuck on a pipe an escaped descendant holds open
+	}
+}
+
+func (p *Process) closeToPlugin() {
+	p.closeOnce.Do(func() { p.toPlugin.Close() })
+}
+
+// fail records why the host stopped the plugin (the first reason wins).
+func (p *Process) fail(reason string) {
+	p.waitMu.Lock()
+	if p.failure == "" {
+		p.failure = reason
+	}
+	p.waitMu.Unlock()
+}
+
+// pipeWriter is the host's end of the host→plugin pipe. It writes in chunks and
+// counts them, so a write that makes no progress (the plugin stopped reading) can be
+// told from a slow one.
+type pipeWriter struct {
+	f        *os.File
+	inFlight atomic.Bool
+	progress atomic.Uint64
+	aborted  atomic.Bool
+}
+
+const writeChunk = 64 << 10
+
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.inFlight.Store(true)
+	defer w.inFlight.Store(false)
+	n := 0
+	for n < len(b) {
+		end := min(n+writeChunk, len(b))
+		m, err := w.f.Write(b[n:end])
+		n += m
+		w.progress.Add(1)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// look reports whether a write is in flight and a counter that moves whenever a
+// write makes progress.
+func (w *pipeWriter) look() (inFlight bool, mark uint64) {
+	return w.inFlight.Load(), w.progress.Load()
+}
+
+// abort makes the write in flight (and any later one) fail at once.
+func (w *pipeWriter) abort() {
+	w.aborted.Store(true)
+	_ = w.f.SetWriteDeadline(time.Unix(1, 0))
 }
 
 func closeAll(files ...*os.File) {
@@ -191,25 +302,100 @@ func (p *Process) StderrTail() string {
 	return strings.Join(p.tail, "\n")
 }
 
-// Call makes a request to the plugin. When the process dies the error says how.
+// Call makes a request to the plugin. When the process dies the error says how. The
+// call ends with ctx even when the plugin has stopped reading its input: a request
+// that cannot be delivered is not allowed to block the caller (or Stop).
 func (p *Process) Call(ctx context.Context, method string, params, result any) error {
+	var returned atomic.Bool
+	stop := context.AfterFunc(ctx, func() { p.watchStall(&returned) })
 	err := p.conn.Call(ctx, method, params, result)
-	if err != nil && errors.Is(err, protocol.ErrClosed) {
-		return p.deathError(err)
+	returned.Store(true)
+	stop()
+	if err == nil {
+		return nil
+	}
+	if p.out.aborted.Load() && ctx.Err() != nil {
+		// The request could not be written before ctx ended (see watchStall).
+		return fmt.Errorf("plugin %s %s: %w", p.id, p.failureText("did not answer"), ctx.Err())
+	}
+	if errors.Is(err, protocol.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+		// The connection stopped, or the request met a closed pipe: the plugin is gone.
+		return p.deathError(ctx, err)
 	}
 	return err
 }
 
-func (p *Process) deathError(cause error) error {
-	select {
-	case <-p.exited:
-	case <-time.After(200 * time.Millisecond):
+// stallCheck is how often a call whose ctx has ended looks at a write in flight.
+const stallCheck = 250 * time.Millisecond
+
+// watchStall runs once a call's ctx has ended and the call has not returned. The
+// call can only be stuck writing its request (or the cancel notification) to a
+// plugin that does not read; if a write stays without progress for a whole
+// stallCheck, the plugin has stopped reading its input: it is failed and killed, and
+// the write aborted, so the caller gets its ctx error.
+func (p *Process) watchStall(returned *atomic.Bool) {
+	t := time.NewTicker(stallCheck)
+	defer t.Stop()
+	var last uint64
+	seen := false
+	for !returned.Load() {
+		inFlight, mark := p.out.look()
+		if inFlight && seen && mark == last {
+			p.fail("stopped reading requests from hermes")
+			p.report("stderr", "hermes: the plugin stopped reading its protocol input; stopping the plugin")
+			p.out.abort()
+			p.Kill()
+			return
+		}
+		last, seen = mark, inFlight
+		select {
+		case <-t.C:
+		case <-p.exited:
+			return
+		}
 	}
+}
+
+func (p *Process) failureText(otherwise string) string {
+	p.waitMu.Lock()
+	defer p.waitMu.Unlock()
+	if p.failure != "" {
+		return p.failure + "; its process was stopped"
+	}
+	return otherwise
+}
+
+// deathError describes a call that failed because the connection stopped: the
+// plugin exited (how, and its last stderr lines), or the host stopped it (why).
+func (p *Process) deathError(ctx context.Context, cause error) error {
+	// The connection stops when the plugin exits or the host stops it; either way
+	// the process is on its way out (serve kills one that lingers), and the drain
+	// reads its last words (EOF comes at once unless a descendant that escaped the
+	// process group holds stderr; wait cuts that off after a grace).
+	wctx, cancel := context.WithTimeout(ctx, 2*p.opts.stopGrace()+time.Second)
+	defer cancel()
+	for _, ch := range []<-chan struct{}{p.exited, p.drained} {
+		select {
+		case <-ch:
+		case <-wctx.Done():
+		}
+	}
+	p.waitMu.Lock()
+	failure := p.failure
+	p.waitMu.Unlock()
 	desc := p.ExitDescription()
-	if desc == "" {
+	var msg string
+	switch {
+	case failure != "":
+		msg = fmt.Sprintf("plugin %s %s; its process was stopped", p.id, failure)
+		if strings.Contains(failure, "protocol") {
+			msg += " (this is a bug in the plugin: report it to its author)"
+		}
+	case desc == "":
 		return fmt.Errorf("plugin %s stopped answering: %w", p.id, cause)
+	default:
+		msg = fmt.Sprintf("plugin %s exited (%s)", p.id, desc)
 	}
-	msg := fmt.Sprintf("plugin %s exited (%s)", p.id, desc)
 	if tail := lastLines(p.StderrTail(), 5); tail != "" {
 		msg += "; last output:\n" + tail
 	}
@@ -244,10 +430,8 @@ func (p *Process) SetPassthrough(w, errW io.Writer) {
 // WaitOutput waits until both output streams reached EOF (the process and anything it
 // spawned closed them) or ctx ends.
 func (p *Process) WaitOutput(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { p.drains.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.drained:
 	case <-ctx.Done():
 	}
 }
@@ -325,35 +509,42 @@ func (p *Process) report(stream, line string) {
 // Stop shuts the plugin down: a shutdown request (the plugin runs its on_unload
 // callbacks), then EOF on its protocol pipe, then SIGTERM, then SIGKILL to the whole
 // process group. It returns when the process has exited.
+//
+// Whenever the plugin exits, for whatever reason, what it left running in its process
+// group is killed with it.
 func (p *Process) Stop(ctx context.Context) {
 	grace := p.opts.stopGrace()
 	select {
 	case <-p.exited:
-		p.killGroup()
 		return
 	default:
 	}
 	sctx, cancel := context.WithTimeout(ctx, grace)
-	_ = p.conn.Call(sctx, protocol.MethodShutdown, struct{}{}, nil)
+	_ = p.Call(sctx, protocol.MethodShutdown, struct{}{}, nil)
 	cancel()
-	p.toPlugin.Close()
+	p.closeToPlugin()
 	if p.waitExit(ctx, grace) {
-		p.killGroup()
 		return
 	}
 	p.signalGroup(syscall.SIGTERM)
 	if p.waitExit(ctx, grace) {
-		p.killGroup()
 		return
 	}
 	p.Kill()
 	<-p.exited
 }
 
-// Kill ends the process group at once.
+// Kill ends the process group at once. It does not wait for the exit (see Exited).
 func (p *Process) Kill() {
 	p.killGroup()
-	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Process.Kill() // by pidfd: safe even after the exit
+}
+
+// abort kills the plugin and waits until it has exited: for a plugin that never
+// became useful (a failed handshake) there is nothing to shut down politely.
+func (p *Process) abort() {
+	p.Kill()
+	<-p.exited
 }
 
 func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
@@ -373,5 +564,9 @@ func (p *Process) killGroup() { p.signalGroup(syscall.SIGKILL) }
 
 func (p *Process) signalGroup(sig syscall.Signal) {
 	// The plugin leads its own process group, so this reaches anything it spawned.
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.reaped {
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
 }

@@ -102,9 +102,17 @@ func handshake(ctx context.Context, cmd Command, spec Spec, host protocol.Handle
 	init := spec.Init
 	init.ProtocolVersion = protocol.Version
 	if err := p.Call(hctx, protocol.MethodInitialize, init, &res); err != nil {
-		p.Stop(context.Background())
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, res, fmt.Errorf("plugin %s did not complete the protocol handshake within %s", cmd.PluginID, opts.handshakeTimeout())
+		// It never became a plugin: nothing to shut down politely.
+		p.abort()
+		var ee *ExitError
+		switch {
+		case errors.As(err, &ee):
+			return nil, res, fmt.Errorf("failed to start: %w", err)
+		case ctx.Err() != nil:
+			return nil, res, fmt.Errorf("plugin %s: start interrupted before the protocol handshake completed: %w", cmd.PluginID, ctx.Err())
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, res, fmt.Errorf("plugin %s did not complete the protocol handshake within %s and was stopped: check that %s speaks the hermes plugin protocol (it must answer %q on the pipe named by %s)",
+				cmd.PluginID, opts.handshakeTimeout(), cmd.Argv[0], protocol.MethodInitialize, protocol.EnvFDIn)
 		}
 		return nil, res, fmt.Errorf("plugin %s handshake failed: %w", cmd.PluginID, err)
 	}

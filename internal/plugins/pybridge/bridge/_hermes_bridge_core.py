@@ -997,12 +997,64 @@ class PluginContext:
         return _PlatformActions(self)
 
 
+_SENTINEL_FD = None
+
+
+def _start_group_sentinel(fd_in, fd_out):
+    """Start a tiny process that kills this plugin's process group once the bridge is gone.
+
+    hermes kills the group itself whenever it stops a plugin or sees it exit. When hermes
+    is killed outright (SIGKILL, the OOM killer), the kernel kills the bridge
+    (PR_SET_PDEATHSIG) but not what the plugin spawned, which would live on as orphans.
+    The sentinel, a shell in our group, reads a pipe whose only writer is the bridge:
+    end of file means the bridge has exited, however it went, and the sentinel then
+    kills the rest of the group, itself included. Costs about a millisecond at start.
+    """
+    global _SENTINEL_FD
+    spawn = getattr(os, "posix_spawn", None)
+    if spawn is None or os.getpgrp() != os.getpid() or not os.path.exists("/bin/sh"):
+        return  # only the leader of its own group may signal the group
+    try:
+        r, w = os.pipe()  # not inheritable: exec'd descendants never hold the write end
+    except OSError:
+        return
+    try:
+        spawn("/bin/sh", ["hermes-plugin-sentinel", "-c", "read x; kill -9 0"], os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, r, 0),
+            # Hold nothing the host waits on: its protocol pipes, stdout, stderr.
+            (os.POSIX_SPAWN_CLOSE, fd_in),
+            (os.POSIX_SPAWN_CLOSE, fd_out),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ])
+    except OSError:
+        os.close(w)
+        return
+    finally:
+        os.close(r)
+    _SENTINEL_FD = w
+    if hasattr(os, "register_at_fork"):
+        # A plugin's forked (not exec'd) children must not keep the sentinel waiting.
+        os.register_at_fork(after_in_child=_close_sentinel_fd)
+
+
+def _close_sentinel_fd():
+    global _SENTINEL_FD
+    if _SENTINEL_FD is not None:
+        try:
+            os.close(_SENTINEL_FD)
+        except OSError:
+            pass
+        _SENTINEL_FD = None
+
+
 def main():
     fd_in = int(os.environ.get("HERMES_PLUGIN_FD_IN", "-1"))
     fd_out = int(os.environ.get("HERMES_PLUGIN_FD_OUT", "-1"))
     if fd_in < 0 or fd_out < 0 or os.environ.get("HERMES_PLUGIN_MAGIC_COOKIE") != "hermes-plugin-v1-7d3f0b2a":
         sys.stderr.write("This program is a hermes plugin host bridge; it is started by `hermes`, not by hand.\n")
         return 2
+    _start_group_sentinel(fd_in, fd_out)
     compat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hermes_compat")
     if os.path.isdir(compat):
         sys.path.append(compat)

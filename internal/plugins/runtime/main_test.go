@@ -1,0 +1,90 @@
+package runtime
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
+)
+
+// miniHostEnv makes the test binary act as a tiny hermes host (see miniHost).
+const miniHostEnv = "HERMES_RUNTIME_TEST_MINIHOST"
+
+// testCache holds the python probe cache and the unpacked bridge for the whole run.
+var testCache string
+
+func TestMain(m *testing.M) {
+	if cfg := os.Getenv(miniHostEnv); cfg != "" {
+		os.Exit(miniHost(cfg))
+	}
+	dir, err := os.MkdirTemp("", "hermes-runtime-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testCache = dir
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+// miniHostConfig tells the mini host which plugin to start.
+type miniHostConfig struct {
+	Interpreter string `json:"interpreter"`
+	Script      string `json:"script"`
+	PluginDir   string `json:"plugin_dir"`
+	Marker      string `json:"marker"`
+}
+
+// miniHost starts one Python plugin, has it spawn a grandchild, prints
+// "READY <plugin pid> <grandchild pid>" and waits until it is killed (or stdin
+// closes). Tests SIGKILL it to check what happens to a plugin whose host dies.
+func miniHost(raw string) int {
+	var cfg miniHostConfig
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "minihost:", err)
+		return 2
+	}
+	ctx := context.Background()
+	tools := map[string]string{}
+	host := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if method == protocol.MethodRegisterTool {
+			var p protocol.RegisterToolParams
+			_ = json.Unmarshal(params, &p)
+			tools[p.Name] = p.Handle // register() runs before any tool call reads the map
+			return protocol.RegisterResult{Registered: true}, nil
+		}
+		return nil, nil
+	}
+	rt := &Python{Interpreter: cfg.Interpreter, Script: cfg.Script, Options: Options{
+		Sink: func(id, stream, line string) { fmt.Fprintf(os.Stderr, "[%s %s] %s\n", id, stream, line) },
+	}}
+	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "orphan-maker", Name: "orphan-maker", Dir: cfg.PluginDir, Source: "user"}},
+		Env: os.Environ(), WorkDir: cfg.PluginDir}
+	p, _, err := rt.Start(ctx, spec, host)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "minihost:", err)
+		return 1
+	}
+	if err := p.Call(ctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "minihost: register:", err)
+		return 1
+	}
+	var gpid string
+	if err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: tools["spawn"], Args: map[string]any{"marker": cfg.Marker}}, &gpid); err != nil {
+		fmt.Fprintln(os.Stderr, "minihost: spawn:", err)
+		return 1
+	}
+	fmt.Printf("READY %d %s\n", p.Pid(), gpid)
+	// Block until killed; a closed stdin (the test went away) ends us cleanly.
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	p.Stop(ctx)
+	return 0
+}
