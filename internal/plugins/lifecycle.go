@@ -20,6 +20,15 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
+		// Shutting down: no restart, but Close may already have collected the
+		// processes, so the one taken out of p here must be stopped here.
+		if old != nil {
+			old.Kill()
+			<-old.Exited()
+		}
+		p.mu.Lock()
+		p.restarting = false
+		p.mu.Unlock()
 		return
 	}
 	m.restarts.Add(1)

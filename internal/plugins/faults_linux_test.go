@@ -1,0 +1,554 @@
+package plugins
+
+// Broken and hostile plugins seen through the manager, the way a user meets them:
+// a tool call or hook fails with a message naming the plugin and the reason, the
+// other plugins and the host carry on, and no process outlives its welcome.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+// guard bounds waits so a regression fails instead of hanging; nothing asserts on it.
+const guard = 20 * time.Second
+
+const faultyInit = `
+import asyncio, os, signal, subprocess, sys, threading, time
+
+
+def _spawn(args):
+    env = dict(os.environ, HERMES_TEST_MARKER=args["marker"])
+    return subprocess.Popen(["sleep", "1000"], env=env).pid
+
+
+def ok(args, **kw):
+    return "ok %d" % os.getpid()
+
+
+def os_exit(args, **kw):
+    sys.stderr.write("faulty: the cache file is corrupt, giving up\n")
+    sys.stderr.flush()
+    os._exit(7)
+
+
+def segfault(args, **kw):
+    sys.stderr.write("faulty: dereferencing a dangling pointer\n")
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGSEGV)
+    time.sleep(60)
+
+
+def sys_exit(args, **kw):
+    sys.exit(3)
+
+
+def spawn(args, **kw):
+    return str(_spawn(args))
+
+
+def hang(args, **kw):
+    threading.Event().wait()
+
+
+async def ahang(args, **kw):
+    await asyncio.sleep(1e6)
+
+
+def garbage(args, **kw):
+    os.write(4, b"this is not json\n")
+    threading.Event().wait()
+
+
+def register(ctx):
+    for name, fn in [("ok", ok), ("os_exit", os_exit), ("segfault", segfault), ("sys_exit", sys_exit),
+                     ("spawn", spawn), ("hang", hang), ("ahang", ahang), ("garbage", garbage)]:
+        ctx.register_tool(name="faulty_" + name, toolset="faulty", schema={}, handler=fn)
+`
+
+const healthyInit = `
+import json, os
+
+
+def register(ctx):
+    def greet(args, **kw):
+        return json.dumps({"greeting": "Hello, %s!" % args.get("name", "World"), "pid": os.getpid()})
+    ctx.register_tool(name="greet", toolset="healthy", schema={}, handler=greet)
+`
+
+// hookyInit hangs in the hook named by the manifest's description.
+const hookyInit = `
+import threading
+
+
+def register(ctx):
+    def stuck(**kwargs):
+        threading.Event().wait()
+    ctx.register_hook(ctx.manifest.description, stuck)
+`
+
+type testEnv struct {
+	m     *Manager
+	home  home.Home
+	sink  *lineLog
+	warns *syncBuffer
+}
+
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lineLog) add(id, stream, line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < 1000 {
+		l.lines = append(l.lines, id+" "+stream+": "+line)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newTestEnv writes the plugins into a fresh HERMES_HOME, enables them, and loads.
+func newTestEnv(t *testing.T, plugins map[string]string, extraConfig string) *testEnv {
+	t.Helper()
+	e := prepareEnv(t, plugins, extraConfig)
+	if err := e.m.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// prepareEnv is newTestEnv without the Load.
+func prepareEnv(t *testing.T, plugins map[string]string, extraConfig string) *testEnv {
+	t.Helper()
+	h := home.Home{Dir: t.TempDir(), Profile: "custom"}
+	var names []string
+	for name, init := range plugins {
+		desc := ""
+		if i := strings.Index(name, ":"); i >= 0 { // "hooky:post_tool_call"
+			name, desc = name[:i], name[i+1:]
+		}
+		names = append(names, name)
+		dir := filepath.Join(h.PluginsDir(), name)
+		mustWrite(t, filepath.Join(dir, "plugin.yaml"), fmt.Sprintf("name: %s\nversion: \"1.0\"\ndescription: %q\n", name, desc))
+		mustWrite(t, filepath.Join(dir, "__init__.py"), init)
+	}
+	cfg := fmt.Sprintf("plugins:\n  enabled: [%s]\n  tool_call_timeout: 0.4\n  hook_callback_timeout: 0.4\n%s", strings.Join(names, ", "), extraConfig)
+	mustWrite(t, h.ConfigPath(), cfg)
+	env := &testEnv{home: h, sink: &lineLog{}, warns: &syncBuffer{}}
+	env.m = New(Options{
+		Home: h,
+		Env: func(k string) string {
+			switch k {
+			case "HERMES_BUNDLED_PLUGINS", "HERMES_ENABLE_PROJECT_PLUGINS", "HERMES_PLUGINS_DEBUG":
+				return ""
+			}
+			return os.Getenv(k)
+		},
+		Cwd:         t.TempDir(),
+		HostVersion: "0.0.0-test",
+		Sink:        env.sink.add,
+		Logger:      slog.New(slog.NewTextHandler(env.warns, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err := env.m.Discover(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.m.pythonInfo(context.Background()); err != nil {
+		t.Skipf("no python: %v", err)
+	}
+	t.Cleanup(func() { closeBounded(t, env.m) })
+	return env
+}
+
+func closeBounded(t *testing.T, m *Manager) {
+	done := make(chan struct{})
+	go func() { m.Close(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(guard):
+		t.Errorf("Manager.Close did not return")
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *testEnv) plugin(t *testing.T, key string) *Plugin {
+	t.Helper()
+	p, ok := e.m.Plugin(key)
+	if !ok {
+		t.Fatalf("no plugin %s", key)
+	}
+	if msg := p.ErrorText(); msg != "" {
+		t.Fatalf("plugin %s failed to load: %s", key, msg)
+	}
+	return p
+}
+
+func (e *testEnv) pid(t *testing.T, key string) int {
+	t.Helper()
+	proc := e.plugin(t, key).Process()
+	if proc == nil {
+		t.Fatalf("plugin %s has no process", key)
+	}
+	return proc.Pid()
+}
+
+// run calls a tool through the whole pipeline, bounded by the guard.
+func (e *testEnv) run(t *testing.T, name string, args map[string]any) tools.Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	out := e.m.Runner.Run(ctx, tools.Call{Name: name, Args: args, ToolCallID: "call-" + name})
+	if ctx.Err() != nil {
+		t.Fatalf("tool %s: guard timeout; outcome %+v", name, out)
+	}
+	return out
+}
+
+func (e *testEnv) healthy(t *testing.T) {
+	t.Helper()
+	out := e.run(t, "greet", map[string]any{"name": "Ada"})
+	if out.Status != "ok" || !strings.Contains(out.Result, "Hello, Ada!") {
+		t.Fatalf("the healthy plugin is affected: %+v", out)
+	}
+}
+
+// waitRestart waits for the restart that replaced the process old. The restart was
+// registered (under m.mu) before old was killed; taking m.mu after old is gone
+// orders this Wait after that Add.
+func (e *testEnv) waitRestart(t *testing.T, key string, old int) {
+	t.Helper()
+	waitGone(t, old, "the old process of "+key)
+	e.m.mu.Lock()
+	e.m.mu.Unlock() //nolint:staticcheck // an empty critical section: see above
+	e.m.WaitRestarts(guard)
+	if e.pid(t, key) == old {
+		t.Fatalf("plugin %s was not restarted", key)
+	}
+}
+
+func newMarker() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "hermes-test-" + hex.EncodeToString(b)
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// waitGone waits until pid has exited (a zombie counts as exited).
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(guard)
+	for {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(time.Until(deadline).Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd: %v", err)
+		}
+		if n == 0 {
+			t.Fatalf("%s (pid %d) is still running", what, pid)
+		}
+		return
+	}
+}
+
+func markedProcs(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(b, []byte(marker)) && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func wantAll(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s %q does not mention %q", what, got, w)
+		}
+	}
+}
+
+// ---- 1. a plugin exits in the middle of a tool call ----------------------------
+
+func TestToolCallWhenPluginExits(t *testing.T) {
+	cases := []struct{ tool, reason, stderr string }{
+		{"faulty_os_exit", "plugin faulty exited (exit status 7)", "the cache file is corrupt"},
+		{"faulty_segfault", "plugin faulty exited (killed by signal segmentation fault)", "dangling pointer"},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			e := newTestEnv(t, map[string]string{"faulty": faultyInit, "healthy": healthyInit}, "")
+			out := e.run(t, c.tool, nil)
+			if out.Status != "error" {
+				t.Fatalf("status %q, want error: %+v", out.Status, out)
+			}
+			wantAll(t, "error", out.ErrorMessage, c.reason, c.stderr)
+			wantAll(t, "result for the model", out.Result, c.reason)
+			e.healthy(t)
+		})
+	}
+	t.Run("faulty_sys_exit", func(t *testing.T) {
+		e := newTestEnv(t, map[string]string{"faulty": faultyInit}, "")
+		pid := e.pid(t, "faulty")
+		out := e.run(t, "faulty_sys_exit", nil)
+		wantAll(t, "error", out.ErrorMessage, "sys.exit(3)")
+		if out := e.run(t, "faulty_ok", nil); out.Status != "ok" || out.Result != "ok "+strconv.Itoa(pid) {
+			t.Fatalf("after sys.exit the same process should still answer: %+v", out)
+		}
+	})
+}
+
+// ---- 2. a tool handler hangs --------------------------------------------------------
+
+func TestHungToolCallIsKilledAndRestarted(t *testing.T) {
+	for _, tool := range []string{"faulty_hang", "faulty_ahang"} {
+		t.Run(tool, func(t *testing.T) {
+			e := newTestEnv(t, map[string]string{"faulty": faultyInit, "healthy": healthyInit}, "")
+			old := e.pid(t, "faulty")
+			marker := newMarker()
+			spawned := e.run(t, "faulty_spawn", map[string]any{"marker": marker})
+			gpid, err := strconv.Atoi(spawned.Result)
+			if err != nil || !alive(gpid) {
+				t.Fatalf("spawn: %+v", spawned)
+			}
+			out := e.run(t, tool, nil)
+			if out.Status != "error" || out.ErrorType != "timeout" {
+				t.Fatalf("outcome %+v, want a timeout error", out)
+			}
+			wantAll(t, "error", out.ErrorMessage, "timed out after 400ms", "plugin faulty", "restarted", "plugins.tool_call_timeout")
+			e.waitRestart(t, "faulty", old)
+			waitGone(t, gpid, "the hung plugin's grandchild")
+			if left := markedProcs(marker); len(left) > 0 {
+				t.Fatalf("left behind: %v", left)
+			}
+			if out := e.run(t, "faulty_ok", nil); out.Status != "ok" {
+				t.Fatalf("restarted plugin does not answer: %+v", out)
+			}
+			wantAll(t, "log", e.warns.String(), "plugin faulty: tool "+tool+" did not answer within 400ms; restarting its process")
+			e.healthy(t)
+		})
+	}
+}
+
+// ---- 3. a hook callback hangs ---------------------------------------------------
+
+func TestHungHookCallback(t *testing.T) {
+	t.Run("post_tool_call fails open", func(t *testing.T) {
+		e := newTestEnv(t, map[string]string{"healthy": healthyInit, "hooky:post_tool_call": hookyInit}, "")
+		old := e.pid(t, "hooky")
+		out := e.run(t, "greet", map[string]any{"name": "Ada"})
+		if out.Status != "ok" || !strings.Contains(out.Result, "Hello, Ada!") {
+			t.Fatalf("the tool result was lost to a hung post_tool_call hook: %+v", out)
+		}
+		wantAll(t, "log", e.warns.String(), "Hook 'post_tool_call' callback", "timed out after 400ms")
+		e.waitRestart(t, "hooky", old)
+	})
+	t.Run("pre_tool_call fails closed", func(t *testing.T) {
+		e := newTestEnv(t, map[string]string{"healthy": healthyInit, "hooky:pre_tool_call": hookyInit}, "")
+		old := e.pid(t, "hooky")
+		out := e.run(t, "greet", map[string]any{"name": "Ada"})
+		if out.Status != "blocked" {
+			t.Fatalf("a hung pre_tool_call guard let the call through: %+v", out)
+		}
+		wantAll(t, "block message", out.ErrorMessage, "pre_tool_call plugin callback timed out or is still running")
+		e.waitRestart(t, "hooky", old)
+	})
+}
+
+// ---- 5. protocol garbage -----------------------------------------------------------
+
+func TestProtocolGarbageFailsOnlyThatPlugin(t *testing.T) {
+	e := newTestEnv(t, map[string]string{"faulty": faultyInit, "healthy": healthyInit}, "")
+	pid := e.pid(t, "faulty")
+	out := e.run(t, "faulty_garbage", nil)
+	if out.Status != "error" {
+		t.Fatalf("outcome %+v", out)
+	}
+	wantAll(t, "error", out.ErrorMessage, "plugin faulty", "protocol error", "this is not json")
+	waitGone(t, pid, "the plugin that broke the protocol")
+	e.healthy(t)
+	// It stays failed, with the same explanation.
+	out = e.run(t, "faulty_ok", nil)
+	wantAll(t, "error", out.ErrorMessage, "plugin faulty", "protocol error")
+}
+
+// ---- 6. register() never returns ----------------------------------------------------
+
+// expiring is a context whose deadline passes when the test says so, so a test can
+// exercise the register timeout exactly when the plugin is known to be stuck.
+type expiring struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiring() *expiring {
+	return &expiring{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *expiring) Done() <-chan struct{} { return c.done }
+func (c *expiring) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+func (c *expiring) expire() { c.once.Do(func() { close(c.done) }) }
+
+func TestRegisterNeverReturns(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "importing")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sleepy := fmt.Sprintf(`
+import os, time
+with open(%q, "w") as f:
+    f.write("%%d\n" %% os.getpid())
+time.sleep(1000)
+
+
+def register(ctx):
+    pass
+`, fifo)
+	ctx := newExpiring()
+	pidc := make(chan int, 1)
+	go func() {
+		// Opening the FIFO waits for the plugin to open it: it is in its import.
+		b, err := os.ReadFile(fifo)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid == 0 {
+			pid = -1
+		}
+		pidc <- pid
+		ctx.expire()
+	}()
+	e := prepareEnv(t, map[string]string{"sleepy": sleepy}, "")
+	loaded := make(chan error, 1)
+	go func() { loaded <- e.m.Load(ctx, nil) }()
+	select {
+	case err := <-loaded:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(guard):
+		ctx.expire()
+		t.Fatal("Load did not return")
+	}
+	pid := <-pidc
+	if pid <= 0 {
+		t.Fatal("the plugin never reported its import")
+	}
+	p, _ := e.m.Plugin("sleepy")
+	wantAll(t, "load error", p.ErrorText(), "register() did not finish", "stopped")
+	if p.Process() != nil || alive(pid) {
+		t.Fatal("the stuck plugin is still running")
+	}
+}
+
+// ---- 7. nothing survives Close -------------------------------------------------------
+
+func TestCloseLeavesNoProcessBehind(t *testing.T) {
+	e := newTestEnv(t, map[string]string{"faulty": faultyInit, "healthy": healthyInit}, "")
+	marker := newMarker()
+	out := e.run(t, "faulty_spawn", map[string]any{"marker": marker})
+	gpid, err := strconv.Atoi(out.Result)
+	if err != nil || !alive(gpid) {
+		t.Fatalf("spawn: %+v", out)
+	}
+	pids := []int{e.pid(t, "faulty"), e.pid(t, "healthy"), gpid}
+	closeBounded(t, e.m)
+	for _, pid := range pids {
+		waitGone(t, pid, "a plugin process after Close")
+	}
+	if left := markedProcs(marker); len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// A restart that races Close must not leak the process it replaces.
+func TestRestartDuringCloseStopsTheOldProcess(t *testing.T) {
+	e := newTestEnv(t, map[string]string{"faulty": faultyInit}, "")
+	p := e.plugin(t, "faulty")
+	proc := p.Process()
+	e.m.mu.Lock()
+	e.m.closed = true // Close has begun and may already have collected the processes
+	e.m.mu.Unlock()
+	e.m.restartAsync(p, "a tool timed out")
+	select {
+	case <-proc.Exited():
+	case <-time.After(guard):
+		proc.Kill()
+		t.Fatal("the process being replaced was left running")
+	}
+	if alive(proc.Pid()) {
+		t.Fatal("the process being replaced is still alive")
+	}
+}
