@@ -888,3 +888,47 @@ func fmtSscan(line string, pluginPid, grandchildPid *int) (int, error) {
 	*grandchildPid, err2 = strconv.Atoi(f[2])
 	return 2, errors.Join(err1, err2)
 }
+
+// An async handler's sys.exit() escapes asyncio's task machinery and used to stop the
+// bridge's event loop: that call and every later async call hung until their timeout.
+func TestAsyncSysExitKeepsTheEventLoop(t *testing.T) {
+	interp, script := python(t)
+	dir := filepath.Join(t.TempDir(), "aexit")
+	writeFile(t, filepath.Join(dir, "__init__.py"), `
+import sys
+
+
+async def aexit(args, **kw):
+    sys.exit(3)
+
+
+async def aok(args, **kw):
+    return "aok"
+
+
+def register(ctx):
+    ctx.register_tool(name="aexit", toolset="t", schema={}, handler=aexit)
+    ctx.register_tool(name="aok", toolset="t", schema={}, handler=aok)
+`, 0o644)
+	h := newFaultHost()
+	rt := &Python{Interpreter: interp, Script: script, Options: testOptions(h)}
+	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "aexit", Name: "aexit", Dir: dir, Source: "user"}}, Env: os.Environ()}
+	p, _, err := rt.Start(context.Background(), spec, h.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopBounded(t, p) })
+	if err := p.Call(context.Background(), protocol.MethodRegister, struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = callTool(p, h.handle1(t, "aexit"), nil)
+	var perr *protocol.Error
+	if !errors.As(err, &perr) || !strings.Contains(perr.Message, "sys.exit(3)") {
+		t.Fatalf("got %v, want a handler error naming sys.exit(3)", err)
+	}
+	for i := 0; i < 3; i++ {
+		if out, err := callTool(p, h.handle1(t, "aok"), nil); err != nil || out != "aok" {
+			t.Fatalf("async call after sys.exit: %q %v", out, err)
+		}
+	}
+}

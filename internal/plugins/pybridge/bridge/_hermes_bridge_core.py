@@ -353,7 +353,15 @@ class Bridge:
                 def run():
                     asyncio.set_event_loop(loop)
                     loop.call_soon(ready.set)
-                    loop.run_forever()
+                    while True:
+                        try:
+                            loop.run_forever()
+                            return
+                        except (SystemExit, KeyboardInterrupt):
+                            # A plugin coroutine called sys.exit(): asyncio lets that escape
+                            # the loop (the caller still gets it through its future). Keep
+                            # the loop running, or every later async call would hang.
+                            continue
 
                 threading.Thread(target=run, name="hermes-asyncio", daemon=True).start()
                 ready.wait()
