@@ -89,9 +89,18 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 	return app.runWithManager(ctx, func(m *plugins.Manager) error {
 		if _, ok := m.Tools.Get(name); !ok {
 			msg := fmt.Sprintf("unknown tool %q", name)
-			if len(m.Tools.List()) == 0 {
+			failed := 0
+			for _, p := range m.Plugins() {
+				if p.Decision.Load && p.ErrorText() != "" {
+					failed++
+				}
+			}
+			switch {
+			case failed > 0:
+				msg += fmt.Sprintf("; %d enabled plugin(s) failed to load (see above), it may be one of theirs", failed)
+			case len(m.Tools.List()) == 0:
 				msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
-			} else {
+			default:
 				msg += "; see: hermes tools list"
 			}
 			return failf("Error: %s", msg)
