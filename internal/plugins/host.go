@@ -564,10 +564,23 @@ func (m *Manager) remoteEvent(p *Plugin, handle string) func(context.Context, st
 
 // ---- ctx facades -------------------------------------------------------------------
 
-func (m *Manager) getConfig(p *Plugin, key string, def any) (any, error) {
-	path, err := config.PluginKeySegments(p.Key, key)
+// pluginKeyPath maps a plugin-relative config key to its path under
+// plugins.entries.<id>.settings; a bad key raises ValueError with upstream's text.
+func pluginKeyPath(pluginID, key string) ([]string, error) {
+	path, err := config.PluginKeySegments(pluginID, key)
+	if errors.Is(err, config.ErrInvalidPluginKey) {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "%s", config.InvalidPluginKeyMessage)
+	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+	}
+	return path, nil
+}
+
+func (m *Manager) getConfig(p *Plugin, key string, def any) (any, error) {
+	path, err := pluginKeyPath(p.Key, key)
+	if err != nil {
+		return nil, err
 	}
 	doc, err := m.store.Load()
 	if err != nil {
@@ -591,9 +604,9 @@ func (m *Manager) getConfig(p *Plugin, key string, def any) (any, error) {
 }
 
 func (m *Manager) setConfig(ctx context.Context, p *Plugin, key string, value any) error {
-	path, err := config.PluginKeySegments(p.Key, key)
+	path, err := pluginKeyPath(p.Key, key)
 	if err != nil {
-		return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+		return err
 	}
 	err = m.store.Update(ctx, func(d *config.Doc) error { return d.SetPath(path, value) })
 	if err != nil {

@@ -414,7 +414,8 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			c.tok <- struct{}{}
 		case <-ctx.Done():
 			c.forget(id)
-			_ = c.Notify(MethodCancel, CancelParams{ID: idRaw})
+			// Best effort and in the background: the peer may have stopped reading.
+			go func() { _ = c.Notify(MethodCancel, CancelParams{ID: idRaw}) }()
 			return nil, ctx.Err()
 		case <-c.done:
 			// The response may have raced the stop.
@@ -519,9 +520,9 @@ func (c *Conn) stop(err error) {
 	pending := c.pending
 	c.pending = map[int64]chan *Message{}
 	c.mu.Unlock()
-	c.writeMu.Lock()
+	// Not under writeMu: a write stuck on a peer that stopped reading must not keep
+	// the connection from stopping.
 	close(c.done)
-	c.writeMu.Unlock()
 	c.baseStop()
 	c.kick() // wake a blocked reader so it sees the stop
 	for _, ch := range pending {

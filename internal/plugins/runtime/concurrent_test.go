@@ -67,9 +67,11 @@ func TestConcurrentCallsWithCallbacks(t *testing.T) {
 	defer cancel()
 
 	slowDone := make(chan error, 1)
+	slowOut := make(chan string, 1)
 	go func() {
 		var out string
-		slowDone <- p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handles["slow"], Args: map[string]any{"seconds": 2}}, &out)
+		slowDone <- p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handles["slow"], Args: map[string]any{"seconds": 30}}, &out)
+		slowOut <- out
 	}()
 
 	var wg sync.WaitGroup
@@ -113,13 +115,21 @@ func TestConcurrentCallsWithCallbacks(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	// All 400 quick calls finished while the 2 s call was still running.
+	// All 400 quick calls finished while the blocked call was still holding its thread;
+	// it ends only when released, and says it was released (not timed out).
 	select {
 	case err := <-slowDone:
-		t.Fatalf("slow call finished before the quick ones (err=%v): calls were serialised", err)
+		t.Fatalf("blocked call returned before it was released (err=%v)", err)
 	default:
+	}
+	var out string
+	if err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handles["release"], Args: map[string]any{}}, &out); err != nil {
+		t.Fatal(err)
 	}
 	if err := <-slowDone; err != nil {
 		t.Fatal(err)
+	}
+	if got := <-slowOut; got != `{"released": true}` {
+		t.Fatalf("blocked call: %s", got)
 	}
 }

@@ -213,10 +213,11 @@ class Bridge:
         while True:
             self.tok.acquire()
             try:
-                msg = self.read_msg()
+                msg = self.read_locked()
             finally:
                 self.release_tok()
-            self.on_message(msg, inline=True)
+            if msg is not None:
+                self.serve(msg)
 
     def secondary(self):
         while True:
@@ -226,14 +227,30 @@ class Bridge:
             with self.state_lock:
                 self.readers_waiting -= 1
             try:
-                msg = self.read_msg()
+                msg = self.read_locked()
             finally:
                 self.release_tok()
-            self.on_message(msg, inline=True)
+            if msg is not None:
+                self.serve(msg)
             with self.state_lock:
                 busy = bool(self.active)
             if not busy:
                 return
+
+    def read_locked(self):
+        """Read one message while holding `tok`. Responses and cancellations are handled
+        before the pipe is released: a caller woken by the release must find its answer
+        already delivered, or it would take the pipe and wait for a message that has
+        already been read. Returns a request to serve, or None."""
+        msg = self.read_msg()
+        method = msg.get("method")
+        if method is None:
+            self.deliver(msg)
+            return None
+        if method == "$/cancelRequest":
+            self.cancel((msg.get("params") or {}).get("id"))
+            return None
+        return msg
 
     def watchdog(self):
         while True:
