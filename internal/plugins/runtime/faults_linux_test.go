@@ -409,11 +409,20 @@ func markedProcs(marker string) []int {
 }
 
 // noMarkedProcs fails if any process carrying marker is still running once every
-// known pid has gone.
+// known pid has gone. A SIGKILLed process stays visible in /proc for a moment while
+// the kernel tears it down, so it is given until the guard to disappear.
 func noMarkedProcs(t *testing.T, marker string) {
 	t.Helper()
-	if pids := markedProcs(marker); len(pids) > 0 {
-		t.Fatalf("processes left behind: %v", pids)
+	deadline := time.Now().Add(guard)
+	for {
+		pids := markedProcs(marker)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: %v", pids)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
