@@ -396,6 +396,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	if err := c.write(&Message{JSONRPC: "2.0", ID: idRaw, Method: method, Params: p}); err != nil {
 		c.forget(id)
+		if errors.Is(err, ErrClosed) {
+			return nil, closedErr(c.Err())
+		}
 		return nil, fmt.Errorf("send %s: %w", method, err)
 	}
 	if c.pumpReading.Load() {
