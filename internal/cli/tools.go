@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/tools"
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 func newToolsCmd(app *App) *cobra.Command {
@@ -85,7 +86,7 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 	if err := dec.Decode(&args); err != nil || args == nil {
 		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}' (got %q)", argsJSON)}
 	}
-	args = normalizeNumbers(args).(map[string]any)
+	args = protocol.ExactNumbers(args).(map[string]any)
 	return app.runWithManager(ctx, func(m *plugins.Manager) error {
 		if _, ok := m.Tools.Get(name); !ok {
 			msg := fmt.Sprintf("unknown tool %q", name)
@@ -112,28 +113,4 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 		}
 		return nil
 	})
-}
-
-// normalizeNumbers turns json.Number into int64 or float64 so plugins see the types
-// the JSON text meant (1 stays an integer).
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeNumbers(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeNumbers(e)
-		}
-		return x
-	}
-	return v
 }

@@ -7,9 +7,6 @@ package plugins
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/testutil/procs"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -267,63 +265,13 @@ func (e *testEnv) waitRestart(t *testing.T, key string, old int) {
 	}
 }
 
-func newMarker() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "hermes-test-" + hex.EncodeToString(b)
-}
+func newMarker() string { return procs.NewMarker() }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
-}
+func alive(pid int) bool { return procs.Alive(pid) }
 
-// waitGone waits until pid has exited (a zombie counts as exited).
-func waitGone(t *testing.T, pid int, what string) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open %d: %v", pid, err)
-	}
-	defer unix.Close(fd)
-	deadline := time.Now().Add(guard)
-	for {
-		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(time.Until(deadline).Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll pidfd: %v", err)
-		}
-		if n == 0 {
-			t.Fatalf("%s (pid %d) is still running", what, pid)
-		}
-		return
-	}
-}
+func waitGone(t *testing.T, pid int, what string) { procs.WaitGone(t, pid, what, guard) }
 
-func markedProcs(marker string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err == nil && bytes.Contains(b, []byte(marker)) && alive(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+func markedProcs(marker string) []int { return procs.Marked(marker) }
 
 func wantAll(t *testing.T, what, got string, wants ...string) {
 	t.Helper()

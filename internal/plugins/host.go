@@ -182,33 +182,11 @@ func decodeExact(raw json.RawMessage, v any) error {
 	}
 	switch x := v.(type) {
 	case *protocol.ConfigSetParams:
-		x.Value = exactNumbers(x.Value)
+		x.Value = protocol.ExactNumbers(x.Value)
 	case *protocol.StateSetParams:
-		x.Value = exactNumbers(x.Value)
+		x.Value = protocol.ExactNumbers(x.Value)
 	}
 	return nil
-}
-
-// exactNumbers replaces json.Number by int64 when the text is an integer that fits,
-// else by float64.
-func exactNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = exactNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = exactNumbers(e)
-		}
-	}
-	return v
 }
 
 // ---- registration (shared by process plugins and builtins) ------------------------

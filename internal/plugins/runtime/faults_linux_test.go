@@ -8,8 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -24,9 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hermes-go/hermes/internal/plugins/pybridge"
+	"github.com/hermes-go/hermes/internal/testutil/procs"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -193,13 +190,7 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 	}
 }
 
-// newMarker is a unique string a test puts in its processes' environment so it
-// can find every one of them in /proc afterwards.
-func newMarker(t *testing.T) string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "hermes-test-" + hex.EncodeToString(b)
-}
+func newMarker(*testing.T) string { return procs.NewMarker() }
 
 // faultHost is the host side for the tests: it records registrations and output.
 type faultHost struct {
@@ -350,81 +341,13 @@ func callTool(p *Process, handle string, args map[string]any) (string, error) {
 	return out, err
 }
 
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
-}
+func alive(pid int) bool { return procs.Alive(pid) }
 
-// waitGone waits until pid has exited (a zombie counts as exited).
-func waitGone(t *testing.T, pid int, what string) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open %d: %v", pid, err)
-	}
-	defer unix.Close(fd)
-	deadline := time.Now().Add(guard)
-	for {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll pidfd: %v", err)
-		}
-		if n > 0 {
-			return
-		}
-		t.Fatalf("%s (pid %d) is still running", what, pid)
-	}
-}
+func waitGone(t *testing.T, pid int, what string) { procs.WaitGone(t, pid, what, guard) }
 
-// markedProcs lists live processes whose environment or argv holds marker.
-func markedProcs(marker string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		for _, f := range []string{"environ", "cmdline"} {
-			b, err := os.ReadFile("/proc/" + e.Name() + "/" + f)
-			if err == nil && bytes.Contains(b, []byte(marker)) && alive(pid) {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
-}
+func markedProcs(marker string) []int { return procs.Marked(marker) }
 
-// noMarkedProcs fails if any process carrying marker is still running once every
-// known pid has gone. A SIGKILLed process stays visible in /proc for a moment while
-// the kernel tears it down, so it is given until the guard to disappear.
-func noMarkedProcs(t *testing.T, marker string) {
-	t.Helper()
-	deadline := time.Now().Add(guard)
-	for {
-		pids := markedProcs(marker)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind: %v", pids)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func noMarkedProcs(t *testing.T, marker string) { procs.NoneMarked(t, marker, guard) }
 
 func toolPid(t *testing.T, p *Process, h *faultHost) int {
 	t.Helper()
