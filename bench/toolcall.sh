@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Target: BenchmarkToolCallPython (host -> Python plugin tool -> host, warm) costs at most
+# 1.5x BenchmarkPipeEchoPython (a bare Python line echo over the same kind of pipe).
+#
+# Runs, ROUNDS times (default 1):
+#   go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count 5 ./internal/plugins/runtime/
+# then prints benchstat's summary (installed into a temp GOBIN from the module proxy
+# when it is not on PATH; skipped if that fails) and the ratio of the medians of ns/op,
+# computed with awk over every run of every round. With ROUNDS>1 the ratio of each
+# round is printed too, so load from other processes shows up as spread.
+#
+# Knobs: COUNT (5), BENCHTIME (go's default, 1s), ROUNDS (1), HERMES_PYTHON (the
+# interpreter both benchmarks run, resolved to its sys.executable like hermes does).
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+COUNT="${COUNT:-5}"
+ROUNDS="${ROUNDS:-1}"
+LIMIT=1.5
+bench_init toolcall
+cd "$ROOT"
+
+bt=()
+[[ -n "${BENCHTIME:-}" ]] && bt=(-benchtime "$BENCHTIME")
+raw="$TMP/bench.txt"
+: >"$raw"
+for ((r = 1; r <= ROUNDS; r++)); do
+  cmd=(go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
+  echo "round $r/$ROUNDS: ${cmd[*]}"
+  "${cmd[@]}" | tee "$TMP/round-$r.txt"
+  grep '^Benchmark' "$TMP/round-$r.txt" | sed "s/^/$r /" >>"$raw"
+done
+grep -q 'BenchmarkToolCallPython' "$raw" && grep -q 'BenchmarkPipeEchoPython' "$raw" ||
+  { echo "both benchmarks must run (is Python 3 installed?)"; exit 1; }
+cp "$raw" "$OUT_DIR/toolcall-$STAMP.bench"
+echo
+
+# benchstat, when it can be had
+bs="$(command -v benchstat || true)"
+if [[ -z "$bs" ]]; then
+  if GOBIN="$TMP/gobin" GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest >"$TMP/benchstat-install.log" 2>&1; then
+    bs="$TMP/gobin/benchstat"
+  else
+    echo "(benchstat not available: $(tail -1 "$TMP/benchstat-install.log"))"
+  fi
+fi
+if [[ -n "$bs" ]]; then
+  cat "$TMP"/round-*.txt >"$TMP/all.txt"
+  "$bs" "$TMP/all.txt" || true
+  echo
+fi
+
+# median ns/op of NAME over the lines of FILE ("round Benchmark-N iters ns ns/op ...")
+median_ns() {
+  awk -v n="$1" '$2 ~ "^"n"(-[0-9]+)?$" {for (i=3;i<=NF;i++) if ($(i+1)=="ns/op") {print $i; break}}' "$2" |
+    sort -g | awk '{v[NR]=$1} END{if (NR) printf "%.0f %d %.0f %.0f", (NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2, NR, v[1], v[NR]}'
+}
+read -r call n_call call_min call_max <<<"$(median_ns BenchmarkToolCallPython "$raw")"
+read -r echo_ns n_echo echo_min echo_max <<<"$(median_ns BenchmarkPipeEchoPython "$raw")"
+printf '%-26s median %8s ns/op  (n=%s, min %s, max %s)\n' BenchmarkToolCallPython "$call" "$n_call" "$call_min" "$call_max"
+printf '%-26s median %8s ns/op  (n=%s, min %s, max %s)\n' BenchmarkPipeEchoPython "$echo_ns" "$n_echo" "$echo_min" "$echo_max"
+if ((ROUNDS > 1)); then
+  for ((r = 1; r <= ROUNDS; r++)); do
+    grep "^$r " "$raw" >"$TMP/r.txt"
+    a="$(median_ns BenchmarkToolCallPython "$TMP/r.txt" | cut -d' ' -f1)"
+    b="$(median_ns BenchmarkPipeEchoPython "$TMP/r.txt" | cut -d' ' -f1)"
+    awk -v a="$a" -v b="$b" -v r="$r" 'BEGIN{printf "round %d ratio %.3f\n", r, a/b}'
+  done
+fi
+ratio="$(awk -v a="$call" -v b="$echo_ns" 'BEGIN{printf "%.3f", a/b}')"
+echo
+echo "TARGET tool call <= $LIMIT x pipe echo floor: $ratio $(verdict "$ratio" "$LIMIT")"
+bench_done
