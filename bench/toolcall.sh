@@ -10,7 +10,10 @@
 # round is printed too, so load from other processes shows up as spread.
 #
 # Knobs: COUNT (5), BENCHTIME (go's default, 1s), ROUNDS (1), HERMES_PYTHON (the
-# interpreter both benchmarks run, resolved to its sys.executable like hermes does).
+# interpreter both benchmarks run, resolved to its sys.executable like hermes does),
+# INTERLEAVE=1: build the test binary once and run it COUNT times with -test.count 1,
+# so the two benchmarks alternate (echo, call, echo, call, ...) instead of running
+# 5 x echo then 5 x call; on a busy machine a burst of load then hits both sides.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -25,10 +28,24 @@ bt=()
 [[ -n "${BENCHTIME:-}" ]] && bt=(-benchtime "$BENCHTIME")
 raw="$TMP/bench.txt"
 : >"$raw"
+if [[ "${INTERLEAVE:-}" == 1 ]]; then
+  go test -c -o "$TMP/runtime.test" ./internal/plugins/runtime/
+fi
 for ((r = 1; r <= ROUNDS; r++)); do
-  cmd=(go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
-  echo "round $r/$ROUNDS: ${cmd[*]}"
-  "${cmd[@]}" | tee "$TMP/round-$r.txt"
+  if [[ "${INTERLEAVE:-}" == 1 ]]; then
+    tbt=()
+    [[ -n "${BENCHTIME:-}" ]] && tbt=(-test.benchtime "$BENCHTIME")
+    echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 ${tbt[*]})"
+    : >"$TMP/round-$r.txt"
+    for ((c = 1; c <= COUNT; c++)); do
+      (cd internal/plugins/runtime && "$TMP/runtime.test" -test.run '^$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 "${tbt[@]}") |
+        tee -a "$TMP/round-$r.txt"
+    done
+  else
+    cmd=(go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
+    echo "round $r/$ROUNDS: ${cmd[*]}"
+    "${cmd[@]}" | tee "$TMP/round-$r.txt"
+  fi
   grep '^Benchmark' "$TMP/round-$r.txt" | sed "s/^/$r /" >>"$raw"
 done
 grep -q 'BenchmarkToolCallPython' "$raw" && grep -q 'BenchmarkPipeEchoPython' "$raw" ||
