@@ -65,3 +65,36 @@ func TestEnvValue(t *testing.T) {
 		t.Fatalf("C=%q", got)
 	}
 }
+
+// A bridge cache hermes cannot write to costs no interpreter start at all.
+func TestPrecompileBridgeReadOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes through read-only permissions")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.py"), []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	info := PythonInfo{Executable: "/nonexistent/python3", CacheTag: "cpython-311"}
+	did, err := PrecompileBridge(context.Background(), info, dir, []string{"PYTHONDONTWRITEBYTECODE=1"})
+	if did || err != nil {
+		t.Fatalf("did=%v err=%v", did, err)
+	}
+}
+
+// A failed attempt is not retried on every plugin start.
+func TestPrecompileBridgeTriesOnce(t *testing.T) {
+	dir := t.TempDir()
+	info := PythonInfo{Executable: "/nonexistent/python3", CacheTag: "cpython-311"}
+	env := []string{"PYTHONDONTWRITEBYTECODE=1"}
+	if did, err := PrecompileBridge(context.Background(), info, dir, env); did || err == nil {
+		t.Fatalf("first attempt with a missing interpreter: did=%v err=%v", did, err)
+	}
+	if did, err := PrecompileBridge(context.Background(), info, dir, env); did || err != nil {
+		t.Fatalf("second attempt: did=%v err=%v", did, err)
+	}
+}

@@ -144,28 +144,22 @@ func versionAtLeast(v string, major, minor int) bool {
 // interpreter when the plugin environment forbids Python to write it itself
 // (PYTHONDONTWRITEBYTECODE, common in containers): otherwise every plugin process
 // compiles the bridge from source again, ~20 ms of CPU per plugin start. It runs one
-// interpreter once per bridge version and interpreter, and reports whether it did.
+// interpreter once per bridge version and interpreter (ever, not per hermes process),
+// and reports whether it did.
 // The bytecode lands in the bridge's own cache directory; the plugins' files are not
 // touched.
 func PrecompileBridge(ctx context.Context, info PythonInfo, dir string, env []string) (bool, error) {
 	if envValue(env, "PYTHONDONTWRITEBYTECODE") == "" || envValue(env, "PYTHONPYCACHEPREFIX") != "" || info.CacheTag == "" {
 		return false, nil // Python writes (or keeps elsewhere) the bytecode itself
 	}
-	missing := false
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || missing {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".py") {
-			return nil
-		}
-		pyc := filepath.Join(filepath.Dir(p), "__pycache__", strings.TrimSuffix(d.Name(), ".py")+"."+info.CacheTag+".pyc")
-		if _, err := os.Stat(pyc); err != nil {
-			missing = true
-		}
-		return nil
-	})
-	if !missing {
+	// One attempt per bridge version and interpreter: the marker is written first, so
+	// a cache hermes cannot write to, or a file that does not compile, never costs an
+	// interpreter start on every later plugin start.
+	marker := filepath.Join(dir, "__pycache__", "hermes-precompiled."+info.CacheTag)
+	if _, err := os.Stat(marker); err == nil {
+		return false, nil
+	}
+	if os.MkdirAll(filepath.Dir(marker), 0o700) != nil || os.WriteFile(marker, nil, 0o600) != nil {
 		return false, nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
