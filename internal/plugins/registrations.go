@@ -90,6 +90,9 @@ func (m *Manager) commit(p *Plugin) {
 			}
 			continue
 		}
+		if prob := tr.tool.SchemaProblem(); prob != "" {
+			m.warn("plugin %s: tool '%s' has a parameters schema hermes cannot check (%s); its arguments are passed on unchecked", p.Key, tr.tool.Name, prob)
+		}
 		name, src := tr.tool.Name, tr.tool.Source
 		unregs = append(unregs, func() { m.Tools.Remove(name, src) })
 		kept.tools = append(kept.tools, tr)

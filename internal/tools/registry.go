@@ -32,8 +32,13 @@ type Tool struct {
 	Check   func(ctx context.Context) bool
 	Handler Handler
 
-	validator *argValidator
+	validator     *argValidator
+	schemaProblem string
 }
+
+// SchemaProblem says why the parameters schema cannot be used to check arguments
+// ("" when it can); such a tool takes its arguments unchecked.
+func (t *Tool) SchemaProblem() string { return t.schemaProblem }
 
 // Parameters returns the JSON schema of the tool's arguments (may be nil).
 func (t *Tool) Parameters() map[string]any {
@@ -87,11 +92,13 @@ func (r *Registry) Register(t *Tool, override bool) error {
 	if t.Description == "" {
 		t.Description, _ = t.Schema["description"].(string)
 	}
-	v, err := newArgValidator(t.Parameters())
-	if err != nil {
-		return fmt.Errorf("tool %q has an invalid parameters schema: %w", t.Name, err)
+	// A schema hermes cannot compile does not stop the tool: upstream never checks
+	// schemas, so real plugins with sloppy ones must keep working. The caller warns.
+	if v, err := newArgValidator(t.Parameters()); err != nil {
+		t.schemaProblem = err.Error()
+	} else {
+		t.validator = v
 	}
-	t.validator = v
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[t.Name]; ok && old.Source != t.Source {

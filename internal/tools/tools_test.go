@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func echoTool(name, toolset, source string) *Tool {
+	return &Tool{
+		Name: name, Toolset: toolset, Source: source,
+		Schema: map[string]any{"name": name, "description": "echo", "parameters": map[string]any{
+			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}},
+			"required": []any{"name"}, "additionalProperties": false,
+		}},
+		Handler: func(_ context.Context, args, _ map[string]any) (string, error) {
+			return `{"got": "` + args["name"].(string) + `"}`, nil
+		},
+	}
+}
+
+func TestRegisterCollisions(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Register(echoTool("read_file", "file", SourceBuiltin), false); err != nil {
+		t.Fatal(err)
+	}
+	var se *ShadowError
+	if err := r.Register(echoTool("read_file", "mine", "plugin-a"), false); !errors.As(err, &se) {
+		t.Fatalf("shadowing without override: %v, want ShadowError", err)
+	}
+	if err := r.Register(echoTool("read_file", "mine", "plugin-a"), true); err != nil {
+		t.Fatalf("override: %v", err)
+	}
+	if got, _ := r.Get("read_file"); got.Source != "plugin-a" {
+		t.Fatalf("override not in effect: %s", got.Source)
+	}
+	// Withdrawing the override restores the built-in it displaced.
+	r.Remove("read_file", "plugin-a")
+	if got, _ := r.Get("read_file"); got.Source != SourceBuiltin {
+		t.Fatalf("displaced tool not restored: %+v", got)
+	}
+	// Same toolset, another source: a refresh, allowed without override.
+	if err := r.Register(echoTool("read_file", "file", "plugin-b"), false); err != nil {
+		t.Fatalf("same-toolset re-registration: %v", err)
+	}
+}
+
+func TestSloppySchemaKeepsTheTool(t *testing.T) {
+	r := NewRegistry()
+	tl := echoTool("x", "t", "p")
+	tl.Schema["parameters"] = map[string]any{"type": "str", "required": true}
+	if err := r.Register(tl, false); err != nil {
+		t.Fatalf("a schema hermes cannot compile must not refuse the tool: %v", err)
+	}
+	if tl.SchemaProblem() == "" {
+		t.Fatal("the schema problem is not reported")
+	}
+	if err := tl.ValidateArgs(map[string]any{"anything": 1}); err != nil {
+		t.Fatalf("unchecked tool rejected arguments: %v", err)
+	}
+}
+
+func TestValidateArgs(t *testing.T) {
+	tl := echoTool("x", "t", "p")
+	if err := NewRegistry().Register(tl, false); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args map[string]any
+		want string // "" = valid
+	}{
+		{map[string]any{"name": "Ada"}, ""},
+		{map[string]any{}, "name"},
+		{map[string]any{"name": 5}, "string"},
+		{map[string]any{"name": "a", "extra": true}, "extra"},
+	}
+	for _, c := range cases {
+		err := tl.ValidateArgs(c.args)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("ValidateArgs(%v) = %v, want mention of %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestErrorResult(t *testing.T) {
+	if got := ErrorResult("Unknown tool: x", nil); got != `{"error": "Unknown tool: x"}` {
+		t.Fatalf("got %s", got)
+	}
+	if got := ErrorResult("<bad> & \"q\"", map[string]any{"tool": "x"}); got != `{"error": "<bad> & \"q\"", "tool": "x"}` {
+		t.Fatalf("got %s", got)
+	}
+	long := ErrorResult(strings.Repeat("é", 3000), nil)
+	if !strings.HasSuffix(long, `… [truncated]"}`) || strings.Count(long, "é") != 2048 {
+		t.Fatalf("long error not bounded to 2048 characters: %d", strings.Count(long, "é"))
+	}
+}
+
+// fakeHooks returns canned results per hook and records the payloads it saw.
+type fakeHooks struct {
+	results map[string][]any
+	seen    map[string][]map[string]any
+}
+
+func (f *fakeHooks) Has(h string) bool { _, ok := f.results[h]; return ok }
+func (f *fakeHooks) Fire(_ context.Context, h string, p map[string]any) []any {
+	if f.seen == nil {
+		f.seen = map[string][]map[string]any{}
+	}
+	f.seen[h] = append(f.seen[h], p)
+	return f.results[h]
+}
+
+type fixedApprover string
+
+func (a fixedApprover) Approve(context.Context, ApprovalRequest) (string, error) {
+	return string(a), nil
+}
+
+func TestPipeline(t *testing.T) {
+	cases := []struct {
+		name       string
+		hooks      map[string][]any
+		approver   Approver
+		args       map[string]any
+		wantStatus string
+		wantResult string // substring
+	}{
+		{"plain call", nil, nil, map[string]any{"name": "Ada"}, "ok", `{"got": "Ada"}`},
+		{"invalid args", nil, nil, map[string]any{"name": 1}, "error", "Invalid arguments for echo"},
+		{"block", map[string][]any{"pre_tool_call": {map[string]any{"action": "block", "message": "no"}}}, nil, map[string]any{"name": "Ada"}, "blocked", `{"error": "no"}`},
+		{"block beats approve", map[string][]any{"pre_tool_call": {
+			map[string]any{"action": "approve"}, map[string]any{"action": "block", "message": "stop"}}}, fixedApprover("once"), map[string]any{"name": "Ada"}, "blocked", "stop"},
+		{"approve with nobody to ask", map[string][]any{"pre_tool_call": {map[string]any{"action": "approve", "message": "sure?"}}}, nil, map[string]any{"name": "Ada"}, "blocked", "no one is here to approve"},
+		{"approve granted", map[string][]any{"pre_tool_call": {map[string]any{"action": "approve"}}}, fixedApprover("session"), map[string]any{"name": "Ada"}, "ok", "Ada"},
+		{"approve denied", map[string][]any{"pre_tool_call": {map[string]any{"action": "approve"}}}, fixedApprover("deny"), map[string]any{"name": "Ada"}, "blocked", "BLOCKED: plugin approval required for echo"},
+		{"modify", map[string][]any{"pre_tool_call": {map[string]any{"action": "modify", "args": map[string]any{"name": "Bob"}}}}, nil, map[string]any{"name": "Ada"}, "ok", "Bob"},
+		{"transform", map[string][]any{"transform_tool_result": {"replaced"}}, nil, map[string]any{"name": "Ada"}, "ok", "replaced"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewRegistry()
+			if err := r.Register(echoTool("echo", "t", "p"), false); err != nil {
+				t.Fatal(err)
+			}
+			fh := &fakeHooks{results: c.hooks}
+			if fh.results == nil {
+				fh.results = map[string][]any{}
+			}
+			fh.results["post_tool_call"] = nil
+			p := &Pipeline{Registry: r, Hooks: fh, Approver: c.approver}
+			out := p.Run(context.Background(), Call{Name: "echo", Args: c.args, TaskID: "t1"})
+			if out.Status != c.wantStatus || !strings.Contains(out.Result, c.wantResult) {
+				t.Fatalf("got %s %s, want %s containing %q", out.Status, out.Result, c.wantStatus, c.wantResult)
+			}
+			post := fh.seen["post_tool_call"]
+			if len(post) != 1 || post[0]["status"] != out.Status || post[0]["tool_name"] != "echo" {
+				t.Fatalf("post_tool_call fired %d times with %v", len(post), post)
+			}
+		})
+	}
+}
+
+func TestPipelineUnknownTool(t *testing.T) {
+	p := &Pipeline{Registry: NewRegistry()}
+	out := p.Run(context.Background(), Call{Name: "nope"})
+	if out.Status != "error" || out.Result != `{"error": "Unknown tool: nope"}` {
+		t.Fatalf("got %+v", out)
+	}
+}
