@@ -174,7 +174,7 @@ var ErrInvalidPluginKey = errors.New("use a plugin-relative key such as 'endpoin
 // bridge raises ValueError with it so plugins see the words they were written against.
 const InvalidPluginKeyMessage = "Expected a plugin-relative config key such as 'endpoint' or 'retry.policy'; global, cross-plugin, and traversal paths are forbidden"
 
-var pluginKeySegment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+var pluginKeySegment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // pluginReservedRoots may not start a plugin-relative key (compared case-insensitively).
 var pluginReservedRoots = map[string]bool{"model": true, "plugins": true, "security": true, "settings": true}
@@ -189,7 +189,7 @@ func PluginKeySegments(pluginID, key string) ([]string, error) {
 	segs := strings.Split(key, ".")
 	bad := key == "" || strings.ContainsAny(key, `/\`) || pluginReservedRoots[strings.ToLower(segs[0])]
 	for _, s := range segs {
-		if !pluginKeySegment.MatchString(s) {
+		if len(s) > 128 || !pluginKeySegment.MatchString(s) {
 			bad = true
 		}
 	}

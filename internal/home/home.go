@@ -13,7 +13,7 @@ import (
 // EnvHome is the environment variable that overrides the default ~/.hermes root.
 const EnvHome = "HERMES_HOME"
 
-var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Home is one resolved HERMES_HOME: the default root, a profile under it, or a custom directory.
 type Home struct {
@@ -46,7 +46,7 @@ func Resolve(env func(string) string, profile string) (Home, error) {
 	}
 	root = abs
 	if profile != "" && profile != "default" {
-		if !profileNameRE.MatchString(profile) {
+		if len(profile) > 64 || !profileNameRE.MatchString(profile) {
 			return Home{}, fmt.Errorf("invalid profile name %q: use letters, digits, '.', '_' or '-'", profile)
 		}
 		// A profile lives under the root's profiles/ directory; when HERMES_HOME already

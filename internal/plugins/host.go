@@ -287,10 +287,10 @@ func (m *Manager) registerCommand(p *Plugin, rp protocol.RegisterCommandParams, 
 	return protocol.RegisterResult{Registered: true}, nil
 }
 
-var cliNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var cliNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 func (m *Manager) registerCLICommand(p *Plugin, name, help, description string, run func(context.Context, []string, io.Writer, io.Writer) (int, error)) (any, error) {
-	if !cliNameRE.MatchString(name) {
+	if len(name) > 64 || !cliNameRE.MatchString(name) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "register_cli_command: name %q must be letters, digits, '-' or '_'", name)
 	}
 	if builtinCLIVerbs[name] {

@@ -20,10 +20,10 @@ import (
 // stateQuota caps one plugin's state.json (upstream: 10 MiB).
 const stateQuota = 10 << 20
 
-var stateKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+var stateKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 
 func checkStateKey(key string) error {
-	if !stateKeyRE.MatchString(key) || strings.Contains(key, "..") {
+	if len(key) > 128 || !stateKeyRE.MatchString(key) || strings.Contains(key, "..") {
 		return protocol.Errorf(protocol.CodeInvalidArgument,
 			"invalid state key %q: use 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit, without '..'", key)
 	}
