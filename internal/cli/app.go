@@ -14,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/plugins"
 )
@@ -46,7 +47,8 @@ type App struct {
 	logFailed bool
 	windows   map[string]*rateWindow
 	homeVal   *home.Home
-	warned    int // manager warnings already shown
+	warned    int         // manager warnings already shown
+	configDoc *config.Doc // config.yaml as migrate parsed it, for the next Manager
 }
 
 // NewApp builds the production App from the process environment.
@@ -91,7 +93,10 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	if err := a.migrate(context.Background()); err != nil {
 		return nil, err
 	}
+	doc := a.configDoc
+	a.configDoc = nil
 	m := plugins.New(plugins.Options{
+		Config:      doc,
 		Home:        h,
 		Env:         a.Env,
 		Cwd:         a.Cwd,

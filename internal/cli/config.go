@@ -106,6 +106,7 @@ func printValue(app *App, v any) error {
 // opt-in; existing user plugins are grandfathered into plugins.enabled). A missing
 // file is a fresh install and is left alone.
 func (a *App) migrate(ctx context.Context) error {
+	a.configDoc = nil
 	h, err := a.Home()
 	if err != nil {
 		return err
@@ -120,6 +121,7 @@ func (a *App) migrate(ctx context.Context) error {
 	}
 	if v, ok := doc.Get("_config_version"); ok {
 		if n, ok := toInt(v); ok && n >= config.LatestVersion {
+			a.configDoc = doc // up to date: the manager reuses this parse
 			return nil
 		}
 	}

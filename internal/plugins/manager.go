@@ -53,6 +53,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Approver answers approval requests raised by pre_tool_call hooks (nil: nobody).
 	Approver tools.Approver
+	// Config is config.yaml as the caller just parsed it, so the first Discover does not
+	// read and parse the file again (nil: Discover reads it).
+	Config *config.Doc
 }
 
 // Manager owns the plugins of one HERMES_HOME.
@@ -126,9 +129,13 @@ func (m *Manager) Settings() config.PluginSettings { return m.settings }
 
 // Discover reads config and manifests and applies the gate. It starts no plugin.
 func (m *Manager) Discover() error {
-	doc, err := m.store.Load()
-	if err != nil {
-		return err
+	doc := m.opts.Config
+	m.opts.Config = nil // a later Discover reads the file again
+	if doc == nil {
+		var err error
+		if doc, err = m.store.Load(); err != nil {
+			return err
+		}
 	}
 	settings, warns := config.Plugins(doc)
 	m.settings = settings
