@@ -12,6 +12,7 @@ reader delivers the response. Stdlib only; heavy modules (asyncio, inspect, argp
 logging) are imported only when a plugin needs them, to keep start-up fast.
 """
 
+import itertools
 import json
 import os
 import sys
@@ -66,8 +67,25 @@ def _json_default(value):
     return repr(value)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_json_default)
+_encode_str = json.encoder.encode_basestring
+_scan_once = json.JSONDecoder().scan_once
+
+
 def _dumps(obj):
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    return _ENCODER.encode(obj)
+
+
+def _loads_line(line):
+    """Decode one protocol line (bytes): json.loads without its per-call set-up."""
+    text = line.decode("utf-8")
+    try:
+        obj, end = _scan_once(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if text[end:].strip():
+        raise ValueError("trailing data")
+    return obj
 
 
 class _Slot:
@@ -97,7 +115,7 @@ class Bridge:
         self.readers_waiting = 0
         self.waiting_slots = set()
         self.watchdog_idle = False
-        self.last_activity = 0.0
+        self.serial = itertools.count(1)
         self.running = {}  # request id -> asyncio future (cancellable)
         self.info = {}
         self.ctx = None
@@ -137,7 +155,7 @@ class Bridge:
             sys.stderr.write("hermes bridge: protocol message over the size cap\n")
             os._exit(3)
         try:
-            return json.loads(line)
+            return _loads_line(line)
         except ValueError:
             sys.stderr.write("hermes bridge: malformed message from host\n")
             os._exit(3)
@@ -253,19 +271,23 @@ class Bridge:
         return msg
 
     def watchdog(self):
+        seen = set()
+        quiet = 0
         while True:
-            with self.watch_cond:
-                if not self.active and time.monotonic() - self.last_activity > 1.0:
+            if quiet >= 500:  # ~1 s without requests: sleep until the next one
+                with self.watch_cond:
                     self.watchdog_idle = True
-                    self.watch_cond.wait()
+                    if not self.active:
+                        self.watch_cond.wait()
                     self.watchdog_idle = False
+                quiet = 0
             time.sleep(0.002)
-            now = time.monotonic()
-            with self.state_lock:
-                oldest = min(self.active.values()) if self.active else None
-                readers = self.readers_waiting
-            if oldest is not None and now - oldest > 0.002 and readers == 0 and not self.tok.locked():
+            now = set(self.active.values())
+            quiet = quiet + 1 if not now else 0
+            # A request seen in two samples 2 ms apart is a slow one.
+            if now & seen and self.readers_waiting == 0 and not self.tok.locked():
                 threading.Thread(target=self.secondary, name="hermes-reader", daemon=True).start()
+            seen = now
 
     def on_message(self, msg, inline):
         method = msg.get("method")
@@ -286,20 +308,17 @@ class Bridge:
             slot.event.set()
 
     def serve(self, msg):
+        # No locks or clock reads on this path: dict stores are atomic under the GIL,
+        # and the watchdog only needs to see the same request active twice in a row.
         me = threading.get_ident()
-        with self.state_lock:
-            now = time.monotonic()
-            self.active[me] = now
-            self.last_activity = now
-            wake = self.watchdog_idle
-            if wake:
+        self.active[me] = next(self.serial)
+        if self.watchdog_idle:
+            with self.watch_cond:
                 self.watch_cond.notify()
         try:
             self._serve(msg)
         finally:
-            with self.state_lock:
-                self.active.pop(me, None)
-                self.last_activity = time.monotonic()
+            del self.active[me]
 
     def _serve(self, msg):
         rid = msg.get("id")
@@ -312,6 +331,12 @@ class Bridge:
             return
         try:
             result = fn(msg.get("params") or {}, rid)
+            if type(result) is str and type(rid) is int:
+                # The usual tool result: encode it directly, without a full dumps.
+                data = '{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (rid, _encode_str(result))
+                with self.write_lock:
+                    self.wfile.write(data.encode("utf-8"))
+                return
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
         except HostError as exc:
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": str(exc)}}
