@@ -14,6 +14,10 @@
 # INTERLEAVE=1: build the test binary once and run it COUNT times with -test.count 1,
 # so the two benchmarks alternate (echo, call, echo, call, ...) instead of running
 # 5 x echo then 5 x call; on a busy machine a burst of load then hits both sides.
+# PIN=CPULIST (e.g. PIN=0): run under `taskset -c CPULIST`. The echo floor depends on
+# where the scheduler puts the two processes (same core: ~25 us here; different
+# cores: ~40-50 us, with cross-core wake-ups), and so does the ratio; pinning to one
+# core gives a floor that does not move between runs.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -26,6 +30,11 @@ cd "$ROOT"
 
 bt=()
 [[ -n "${BENCHTIME:-}" ]] && bt=(-benchtime "$BENCHTIME")
+pin=()
+if [[ -n "${PIN:-}" ]]; then
+  pin=(taskset -c "$PIN")
+  echo "pinned: taskset -c $PIN"
+fi
 raw="$TMP/bench.txt"
 : >"$raw"
 if [[ "${INTERLEAVE:-}" == 1 ]]; then
@@ -38,13 +47,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
     echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 ${tbt[*]})"
     : >"$TMP/round-$r.txt"
     for ((c = 1; c <= COUNT; c++)); do
-      (cd internal/plugins/runtime && "$TMP/runtime.test" -test.run '^$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 "${tbt[@]}") |
+      (cd internal/plugins/runtime && "${pin[@]}" "$TMP/runtime.test" -test.run '^$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 "${tbt[@]}") |
         tee -a "$TMP/round-$r.txt"
     done
   else
     cmd=(go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
     echo "round $r/$ROUNDS: ${cmd[*]}"
-    "${cmd[@]}" | tee "$TMP/round-$r.txt"
+    "${pin[@]}" "${cmd[@]}" | tee "$TMP/round-$r.txt"
   fi
   grep '^Benchmark' "$TMP/round-$r.txt" | sed "s/^/$r /" >>"$raw"
 done
