@@ -341,7 +341,10 @@ func (c *Conn) write(msg *Message) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return c.writeBytes(append(b, '\n'))
+}
+
+func (c *Conn) writeBytes(b []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	select {
@@ -349,8 +352,26 @@ func (c *Conn) write(msg *Message) error {
 		return ErrClosed
 	default:
 	}
-	_, err = c.w.Write(b)
+	_, err := c.w.Write(b)
 	return err
+}
+
+// writeRequest frames a request by hand: params are already encoded, and going
+// through Message would make encoding/json validate and copy them a second time.
+func (c *Conn) writeRequest(id json.RawMessage, method string, params []byte) error {
+	m, err := json.Marshal(method)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, len(params)+len(m)+len(id)+48)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":`...)
+	b = append(b, m...)
+	b = append(b, `,"params":`...)
+	b = append(b, params...)
+	b = append(b, "}\n"...)
+	return c.writeBytes(b)
 }
 
 // Call sends a request and waits for its response, decoding the result into result
@@ -394,7 +415,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		c.waiters.Add(1)
 		defer c.leave()
 	}
-	if err := c.write(&Message{JSONRPC: "2.0", ID: idRaw, Method: method, Params: p}); err != nil {
+	if err := c.writeRequest(idRaw, method, p); err != nil {
 		c.forget(id)
 		if errors.Is(err, ErrClosed) {
 			return nil, closedErr(c.Err())
@@ -445,8 +466,10 @@ func (c *Conn) result(msg *Message) (json.RawMessage, error) {
 // readUntil reads and dispatches messages, as the token holder, until ch has our
 // response, ctx ends or the connection stops. It returns only real read failures.
 func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
-	stopKick := context.AfterFunc(ctx, c.kick)
-	defer stopKick()
+	if ctx.Done() != nil {
+		stopKick := context.AfterFunc(ctx, c.kick)
+		defer stopKick()
+	}
 	for len(ch) == 0 {
 		if ctx.Err() != nil {
 			return nil
