@@ -1,10 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -67,10 +66,8 @@ func newPluginsListCmd(app *App) *cobra.Command {
 func sourceLabel(p *plugins.Plugin) string {
 	c := p.Candidate
 	src := string(c.Source)
-	if src == "user" && c.Dir != "" {
-		if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err == nil {
-			return "git"
-		}
+	if c.GitCheckout {
+		return "git"
 	}
 	return src
 }
@@ -91,7 +88,9 @@ func pluginsList(app *App, o listOptions) error {
 		mf := p.Candidate.Manifest
 		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(p)})
 	}
-	out := app.IO.Out
+	// One write for the whole listing: a line at a time costs a system call per plugin.
+	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
+	defer out.Flush()
 	switch {
 	case o.json:
 		if rows == nil {

@@ -158,6 +158,7 @@ func (m *Manager) Discover() error {
 	}
 	if info, err := m.pythonInfo(context.Background()); err == nil {
 		opts.SitePackages = sitePackages(m.opts.Env("PYTHONPATH"), info.SitePackages())
+		opts.EntryPointCache = filepath.Join(m.opts.Home.CacheDir(), "entry-points.json")
 	}
 	cands, dwarns := discovery.Discover(opts)
 	debug := discovery.Truthy(m.opts.Env("HERMES_PLUGINS_DEBUG"))

@@ -58,9 +58,11 @@ type Candidate struct {
 	Source   Source
 	// Dir is the plugin directory; for an entry point, the site directory
 	// holding its distribution; "" for a builtin.
-	Dir        string
-	Builtin    bool        // compiled-in Go plugin
-	EntryPoint *EntryPoint // source entrypoint only
+	Dir     string
+	Builtin bool // compiled-in Go plugin
+	// GitCheckout: a user plugin whose directory holds .git (listed as source "git").
+	GitCheckout bool
+	EntryPoint  *EntryPoint // source entrypoint only
 }
 
 // Builtin is a compiled-in Go plugin, treated as bundled.
@@ -73,6 +75,9 @@ type Options struct {
 	UserDir      string   // <HERMES_HOME>/plugins
 	ProjectDir   string   // <cwd>/.hermes/plugins; "" unless HERMES_ENABLE_PROJECT_PLUGINS is Truthy
 	SitePackages []string // Python site directories to scan for entry points; nil for none
+	// EntryPointCache is a file where the entry-point scan is cached per site
+	// directory ("" disables the cache).
+	EntryPointCache string
 }
 
 // Level grades a Warning. The zero value is a real warning.
@@ -133,7 +138,7 @@ func Discover(opts Options) ([]*Candidate, []Warning) {
 		warns = append(warns, w...)
 	}
 	if len(opts.SitePackages) > 0 {
-		c, w := scanEntryPoints(opts.SitePackages)
+		c, w := scanEntryPoints(opts.SitePackages, opts.EntryPointCache)
 		all = append(all, c...)
 		warns = append(warns, w...)
 	}
@@ -345,6 +350,12 @@ func (s *slot) load(src Source) {
 		key = s.prefix + "/" + filepath.Base(s.dir)
 	}
 	s.cand = &Candidate{Key: key, Manifest: m, Source: src, Dir: s.dir}
+	if src == SourceUser {
+		// `plugins list` labels a user plugin that is a git checkout "git"; checking
+		// here puts the stat on the parallel pool.
+		_, err := os.Lstat(filepath.Join(s.dir, ".git"))
+		s.cand.GitCheckout = err == nil
+	}
 }
 
 // resolveWinners keeps the last candidate of each key, except that a user

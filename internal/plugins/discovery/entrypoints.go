@@ -41,35 +41,73 @@ type entryLine struct {
 // the site directories, without running Python: the metadata files are
 // plain text. A distribution installed in several site directories counts
 // once, from the first (sys.path order), as importlib.metadata does.
-func scanEntryPoints(sites []string) ([]*Candidate, []Warning) {
+func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning) {
 	var warns []Warning
 	var dists []*distribution
 	seen := map[string]bool{}
+	cache := loadEPCache(cacheFile)
+	dirty := false
 	for _, site := range sites {
+		fi, err := os.Stat(site)
+		if err == nil {
+			if cached := cache.lookup(site, fi.ModTime().UnixNano()); cached != nil {
+				for _, d := range cached.distributions(site) {
+					if norm := normalizeDistName(d.name); !seen[norm] {
+						seen[norm] = true
+						dists = append(dists, d)
+					}
+				}
+				for _, n := range cached.Names {
+					seen[n] = true
+				}
+				continue
+			}
+		}
 		entries, err := os.ReadDir(site)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				warns = append(warns, Warning{Path: site, Message: fmt.Sprintf("Skipping unreadable site directory %s: %v", site, unwrapPath(err))})
 			}
+			delete(cache.Sites, site)
 			continue
 		}
+		scan := &siteScan{}
+		if fi != nil {
+			scan.MTime = fi.ModTime().UnixNano()
+		}
+		clean := true
 		for _, e := range entries {
 			d := distFromDir(site, e)
 			if d == nil {
 				continue
 			}
 			norm := normalizeDistName(d.name)
+			scan.Names = append(scan.Names, norm)
+			var w []Warning
+			d.eps, w = readEntryPoints(filepath.Join(d.dir, "entry_points.txt"))
+			if len(w) > 0 {
+				// Warnings are shown again next time rather than cached away.
+				clean = false
+			}
+			if len(d.eps) > 0 {
+				scan.Dists = append(scan.Dists, cachedOf(d))
+			}
 			if seen[norm] {
 				continue
 			}
 			seen[norm] = true
-			var w []Warning
-			d.eps, w = readEntryPoints(filepath.Join(d.dir, "entry_points.txt"))
 			warns = append(warns, w...)
 			if len(d.eps) > 0 {
 				dists = append(dists, d)
 			}
 		}
+		if clean && fi != nil {
+			cache.Sites[site] = scan
+			dirty = true
+		}
+	}
+	if dirty {
+		cache.save(cacheFile)
 	}
 
 	// Capabilities are declared as "<plugin>.<capability>" entries pointing

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -80,7 +79,7 @@ type Manifest struct {
 	UpdateURL      string
 
 	// Runtime is "python" or "exec". Parse leaves it "" when the file has
-	// none; LoadDir sets "python" when the directory has an __init__.py.
+	// none; LoadDir defaults it to "python".
 	Runtime string
 	// Command is the argv of an exec plugin. A relative argv[0] is resolved
 	// against the plugin directory by the runtime, not here.
@@ -160,19 +159,16 @@ func LoadDir(dir string) (*Manifest, []string, error) {
 	if err != nil {
 		return nil, warns, err
 	}
-	hasInit := false
-	switch {
-	case m.Kind == "":
-		var src string
-		src, hasInit = readInit(dir)
+	if m.Kind == "" {
+		src, _ := readInit(dir)
 		if m.Kind = DetectKind(src); m.Kind == "" {
 			m.Kind = "standalone"
 		}
-	case m.Runtime == "":
-		_, err := os.Stat(filepath.Join(dir, "__init__.py"))
-		hasInit = !errors.Is(err, fs.ErrNotExist)
 	}
-	if m.Runtime == "" && hasInit {
+	// Every plugin that is not an exec plugin is a Python package. Whether its
+	// __init__.py exists is left to load time ("No __init__.py in <dir>"), which keeps
+	// a stat per plugin out of `plugins list`.
+	if m.Runtime == "" {
 		m.Runtime = "python"
 	}
 	return m, warns, nil
