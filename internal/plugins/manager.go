@@ -80,6 +80,10 @@ type Manager struct {
 	bus       *eventBus
 	closed    bool
 	restarts  sync.WaitGroup
+
+	forkMu     sync.Mutex // serialises starting the fork server
+	fork       *runtime.ForkServer
+	forkFailed bool
 }
 
 // New creates a manager; call Discover, then Load.
@@ -455,7 +459,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 			return err
 		}
 		m.ensureBridgeBytecode(ctx, py, script)
-		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts}
+		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts, Fork: m.forkServer(ctx, py, script)}
 	}
 	proc, _, err := rt.Start(ctx, spec, m.hostHandler(p))
 	if err != nil {
@@ -572,7 +576,50 @@ func (m *Manager) Close(ctx context.Context) {
 		}(proc)
 	}
 	wg.Wait()
+	m.mu.Lock()
+	fork := m.fork
+	m.mu.Unlock()
+	if fork != nil {
+		fork.Close()
+	}
 	m.runBuiltinUnload()
+}
+
+// forkServer returns the manager's Python fork server, starting it on first use; nil
+// when it is switched off (HERMES_NO_FORKSERVER) or cannot start, and plugins then
+// start an interpreter each. A server that died is started again.
+func (m *Manager) forkServer(ctx context.Context, py *runtime.PythonInfo, script string) *runtime.ForkServer {
+	if discovery.Truthy(m.opts.Env("HERMES_NO_FORKSERVER")) {
+		return nil
+	}
+	m.forkMu.Lock()
+	defer m.forkMu.Unlock()
+	m.mu.Lock()
+	fork, closed, failed := m.fork, m.closed, m.forkFailed
+	m.mu.Unlock()
+	if closed || failed {
+		return nil
+	}
+	if fork != nil && fork.Alive() {
+		return fork
+	}
+	if fork != nil {
+		fork.Close()
+	}
+	fork, err := runtime.StartForkServer(ctx, py.Executable, script, runtime.PythonEnv(m.pluginEnv()), m.opts.Cwd, m.opts.Sink)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		m.forkFailed = true
+		m.log.Warn("python fork server unavailable; starting an interpreter per plugin", "error", err)
+		return nil
+	}
+	if m.closed {
+		fork.Close()
+		return nil
+	}
+	m.fork = fork
+	return fork
 }
 
 // HasPlugin answers ctx.has_plugin: another plugin loaded and enabled, by key or name.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -761,11 +762,17 @@ func TestNoDescendantSurvives(t *testing.T) {
 // plugin spawned. (Exec plugins get the first but not the second: their children
 // are theirs to clean up; see docs.)
 func TestHostKilledTakesPluginsDown(t *testing.T) {
+	for _, fork := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fork_server=%v", fork), func(t *testing.T) { hostKilled(t, fork) })
+	}
+}
+
+func hostKilled(t *testing.T, fork bool) {
 	interp, script := python(t)
 	dir := filepath.Join(t.TempDir(), "orphan-maker")
 	writeFile(t, filepath.Join(dir, "__init__.py"), faultyPlugin, 0o644)
 	marker := newMarker(t)
-	cfg, _ := json.Marshal(miniHostConfig{Interpreter: interp, Script: script, PluginDir: dir, Marker: marker})
+	cfg, _ := json.Marshal(miniHostConfig{Interpreter: interp, Script: script, PluginDir: dir, Marker: marker, Fork: fork})
 	host := exec.Command(os.Args[0], "-test.run=^$")
 	host.Env = append(os.Environ(), miniHostEnv+"="+string(cfg))
 	var stderr bytes.Buffer

@@ -41,6 +41,7 @@ type miniHostConfig struct {
 	Script      string `json:"script"`
 	PluginDir   string `json:"plugin_dir"`
 	Marker      string `json:"marker"`
+	Fork        bool   `json:"fork"` // start the plugin through a fork server
 }
 
 // miniHost starts one Python plugin, has it spawn a grandchild, prints
@@ -68,6 +69,14 @@ func miniHost(raw string) int {
 	}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "orphan-maker", Name: "orphan-maker", Dir: cfg.PluginDir, Source: "user"}},
 		Env: os.Environ(), WorkDir: cfg.PluginDir}
+	if cfg.Fork {
+		fs, err := StartForkServer(ctx, cfg.Interpreter, cfg.Script, PythonEnv(os.Environ()), cfg.PluginDir, rt.Options.Sink)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "minihost: fork server:", err)
+			return 1
+		}
+		rt.Fork = fs
+	}
 	p, _, err := rt.Start(ctx, spec, host)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "minihost:", err)

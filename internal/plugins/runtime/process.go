@@ -62,7 +62,7 @@ type Command struct {
 // Process is one running plugin process and its protocol connection.
 type Process struct {
 	id       string
-	cmd      *exec.Cmd
+	proc     launched
 	conn     *protocol.Conn
 	toPlugin *os.File
 	out      *pipeWriter // writes to toPlugin, watched for stalls
@@ -73,7 +73,7 @@ type Process struct {
 	exited   chan struct{}
 	connDone chan struct{} // closed when the connection has stopped reading
 	waitMu   sync.Mutex
-	state    *os.ProcessState
+	exitDesc string // how the process ended ("" while it runs)
 	failure  string // why the host stopped the plugin ("" if it was not the host's doing)
 
 	sigMu  sync.Mutex
@@ -89,61 +89,125 @@ type Process struct {
 	passErr     io.Writer
 }
 
-// start launches cmd with the protocol pipes and serves host on the connection.
+// launched is a started plugin process: a child the host exec'd, or a child of the
+// Python fork server.
+type launched struct {
+	pid int
+	// wait blocks until the process has exited, kills what it left in its process
+	// group (calling beforeReap once the group may no longer be signalled), and says
+	// how it ended ("exit status 1", "killed by signal killed").
+	wait func(beforeReap func()) string
+	// kill sends SIGKILL to the process itself; safe after it has exited.
+	kill func()
+}
+
+// pipes are the four pipes of one plugin process.
+type pipes struct {
+	toPluginR, toPluginW     *os.File // protocol, host → plugin (fd 3 in the plugin)
+	fromPluginR, fromPluginW *os.File // protocol, plugin → host (fd 4)
+	stdoutR, stdoutW         *os.File
+	stderrR, stderrW         *os.File
+}
+
+func newPipes() (*pipes, error) {
+	var pp pipes
+	var err error
+	made := []*os.File{}
+	for _, pair := range []struct{ r, w **os.File }{
+		{&pp.toPluginR, &pp.toPluginW}, {&pp.fromPluginR, &pp.fromPluginW},
+		{&pp.stdoutR, &pp.stdoutW}, {&pp.stderrR, &pp.stderrW},
+	} {
+		if *pair.r, *pair.w, err = os.Pipe(); err != nil {
+			closeAll(made...)
+			return nil, fmt.Errorf("create plugin pipes: %w", err)
+		}
+		made = append(made, *pair.r, *pair.w)
+	}
+	return &pp, nil
+}
+
+// childEnds are what the plugin process gets; the host closes its copies once the
+// process has them.
+func (pp *pipes) childEnds() []*os.File {
+	return []*os.File{pp.toPluginR, pp.fromPluginW, pp.stdoutW, pp.stderrW}
+}
+
+func (pp *pipes) closeAll() {
+	closeAll(pp.toPluginR, pp.toPluginW, pp.fromPluginR, pp.fromPluginW, pp.stdoutR, pp.stdoutW, pp.stderrR, pp.stderrW)
+}
+
+// start execs c with the protocol pipes and serves host on the connection.
 func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	if len(c.Argv) == 0 {
 		return nil, errors.New("empty plugin command")
 	}
-	hostToPluginR, hostToPluginW, err := os.Pipe()
+	pp, err := newPipes()
 	if err != nil {
-		return nil, fmt.Errorf("create protocol pipe: %w", err)
+		return nil, err
 	}
-	pluginToHostR, pluginToHostW, err := os.Pipe()
-	if err != nil {
-		closeAll(hostToPluginR, hostToPluginW)
-		return nil, fmt.Errorf("create protocol pipe: %w", err)
-	}
-	stdoutR, stdoutW, err := os.Pipe()
-	if err != nil {
-		closeAll(hostToPluginR, hostToPluginW, pluginToHostR, pluginToHostW)
-		return nil, fmt.Errorf("create output pipe: %w", err)
-	}
-	stderrR, stderrW, err := os.Pipe()
-	if err != nil {
-		closeAll(hostToPluginR, hostToPluginW, pluginToHostR, pluginToHostW, stdoutR, stdoutW)
-		return nil, fmt.Errorf("create output pipe: %w", err)
-	}
-	childEnds := []*os.File{hostToPluginR, pluginToHostW, stdoutW, stderrW}
-
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(append([]string{}, c.Env...),
+	cmd.Env = pluginEnv(c.Env)
+	cmd.Stdin = nil // /dev/null: plugins never read the user's terminal
+	cmd.Stdout = pp.stdoutW
+	cmd.Stderr = pp.stderrW
+	cmd.ExtraFiles = []*os.File{pp.toPluginR, pp.fromPluginW}
+	cmd.SysProcAttr = procAttr()
+	if err := cmd.Start(); err != nil {
+		pp.closeAll()
+		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
+	}
+	closeAll(pp.childEnds()...)
+	l := launched{
+		pid:  cmd.Process.Pid,
+		kill: func() { _ = cmd.Process.Kill() }, // by pidfd: safe even after the exit
+		wait: func(beforeReap func()) string {
+			pid := cmd.Process.Pid
+			if exitedUnreaped(pid) {
+				// A zombie keeps its pid, so the group id cannot have been reused yet.
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				beforeReap()
+			}
+			_ = cmd.Wait()
+			// Without waiting unreaped (non-Linux) this is best effort, as it can be.
+			beforeReap()
+			return describeExit(cmd.ProcessState)
+		},
+	}
+	return supervise(c.PluginID, pp, l, host, opts), nil
+}
+
+// pluginEnv adds what every plugin process is told about its protocol pipes.
+func pluginEnv(base []string) []string {
+	return append(append([]string{}, base...),
 		protocol.EnvMagicCookie+"="+protocol.MagicCookieValue,
 		protocol.EnvFDIn+"=3",
 		protocol.EnvFDOut+"=4",
 	)
-	cmd.Stdin = nil // /dev/null: plugins never read the user's terminal
-	cmd.Stdout = stdoutW
-	cmd.Stderr = stderrW
-	cmd.ExtraFiles = []*os.File{hostToPluginR, pluginToHostW}
-	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
-		closeAll(childEnds...)
-		closeAll(hostToPluginW, pluginToHostR, stdoutR, stderrR)
-		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
-	}
-	closeAll(childEnds...)
+}
 
-	p := &Process{id: c.PluginID, cmd: cmd, toPlugin: hostToPluginW, opts: opts,
-		out: &pipeWriter{f: hostToPluginW}, drained: make(chan struct{}), exited: make(chan struct{}), connDone: make(chan struct{})}
-	p.conn = protocol.NewConn(pluginToHostR, p.out, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
+func describeExit(st *os.ProcessState) string {
+	if st == nil {
+		return "exited"
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit status %d", st.ExitCode())
+}
+
+// supervise wires a launched process to its connection and output drains.
+func supervise(id string, pp *pipes, l launched, host protocol.Handler, opts Options) *Process {
+	p := &Process{id: id, proc: l, toPlugin: pp.toPluginW, opts: opts,
+		out: &pipeWriter{f: pp.toPluginW}, drained: make(chan struct{}), exited: make(chan struct{}), connDone: make(chan struct{})}
+	p.conn = protocol.NewConn(pp.fromPluginR, p.out, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
 	p.drains.Add(2)
-	go p.drain(stdoutR, "stdout")
-	go p.drain(stderrR, "stderr")
+	go p.drain(pp.stdoutR, "stdout")
+	go p.drain(pp.stderrR, "stderr")
 	go func() { p.drains.Wait(); close(p.drained) }()
 	go p.serve()
-	go p.wait(stdoutR, stderrR, pluginToHostR)
-	return p, nil
+	go p.wait(pp.stdoutR, pp.stderrR, pp.fromPluginR)
+	return p
 }
 
 // serve runs the connection. A protocol violation (garbage, an oversized message)
@@ -174,23 +238,13 @@ func (p *Process) serve() {
 // reused. Then the pipes are given a moment to deliver what the plugin wrote last,
 // and closed even if an escaped descendant still holds them.
 func (p *Process) wait(outputs ...*os.File) {
-	pid := p.cmd.Process.Pid
-	if exitedUnreaped(pid) {
+	desc := p.proc.wait(func() {
 		p.sigMu.Lock()
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		p.reaped = true
 		p.sigMu.Unlock()
-	}
-	_ = p.cmd.Wait()
-	p.sigMu.Lock()
-	if !p.reaped {
-		// No way to wait without reaping here: best effort, as before.
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		p.reaped = true
-	}
-	p.sigMu.Unlock()
+	})
 	p.waitMu.Lock()
-	p.state = p.cmd.ProcessState
+	p.exitDesc = desc
 	p.waitMu.Unlock()
 	close(p.exited)
 
@@ -274,7 +328,7 @@ func closeAll(files ...*os.File) {
 func (p *Process) ID() string { return p.id }
 
 // Pid is the OS process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.proc.pid }
 
 // Exited is closed when the process has exited.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -286,13 +340,7 @@ func (p *Process) Conn() *protocol.Conn { return p.conn }
 func (p *Process) ExitDescription() string {
 	p.waitMu.Lock()
 	defer p.waitMu.Unlock()
-	if p.state == nil {
-		return ""
-	}
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by signal " + ws.Signal().String()
-	}
-	return fmt.Sprintf("exit status %d", p.state.ExitCode())
+	return p.exitDesc
 }
 
 // StderrTail returns the last lines the plugin wrote to stderr, for error messages.
@@ -537,7 +585,7 @@ func (p *Process) Stop(ctx context.Context) {
 // Kill ends the process group at once. It does not wait for the exit (see Exited).
 func (p *Process) Kill() {
 	p.killGroup()
-	_ = p.cmd.Process.Kill() // by pidfd: safe even after the exit
+	p.proc.kill()
 }
 
 // abort kills the plugin and waits until it has exited: for a plugin that never
@@ -567,6 +615,6 @@ func (p *Process) signalGroup(sig syscall.Signal) {
 	p.sigMu.Lock()
 	defer p.sigMu.Unlock()
 	if !p.reaped {
-		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+		_ = syscall.Kill(-p.proc.pid, sig)
 	}
 }

@@ -31,18 +31,30 @@ type Python struct {
 	Interpreter string // absolute path of the interpreter to run
 	Script      string // unpacked bridge entry script
 	Options     Options
+	// Fork, when set and alive, forks plugin processes from a pre-started bridge
+	// instead of starting an interpreter for each.
+	Fork *ForkServer
 }
 
 // Start launches the bridge for one plugin.
 func (r *Python) Start(ctx context.Context, spec Spec, host protocol.Handler) (*Process, protocol.InitializeResult, error) {
-	env := append(append([]string{}, spec.Env...), "PYTHONUNBUFFERED=1")
 	cmd := Command{
 		PluginID: spec.Init.Plugin.ID,
 		Argv:     []string{r.Interpreter, r.Script},
 		Dir:      spec.WorkDir,
-		Env:      env,
+		Env:      PythonEnv(spec.Env),
 	}
-	return handshake(ctx, cmd, spec, host, r.Options)
+	launch := func() (*Process, error) { return start(cmd, host, r.Options) }
+	if r.Fork != nil && r.Fork.Alive() {
+		launch = func() (*Process, error) { return startForked(ctx, r.Fork, cmd, host, r.Options) }
+	}
+	return handshake(ctx, cmd, launch, spec, r.Options)
+}
+
+// PythonEnv is the environment of a Python plugin process (and of the fork server,
+// whose children all share it).
+func PythonEnv(base []string) []string {
+	return append(append([]string{}, base...), "PYTHONUNBUFFERED=1")
 }
 
 // Exec runs any executable that speaks the protocol (Go plugins built with pkg/pluginsdk,
@@ -68,7 +80,7 @@ func (r *Exec) Start(ctx context.Context, spec Spec, host protocol.Handler) (*Pr
 		wd = dir
 	}
 	cmd := Command{PluginID: spec.Init.Plugin.ID, Argv: argv, Dir: wd, Env: spec.Env}
-	return handshake(ctx, cmd, spec, host, r.Options)
+	return handshake(ctx, cmd, func() (*Process, error) { return start(cmd, host, r.Options) }, spec, r.Options)
 }
 
 // resolveProgram finds argv[0]: a path with a separator is relative to the plugin
@@ -91,9 +103,9 @@ func resolveProgram(name, dir string) (string, error) {
 	return p, nil
 }
 
-func handshake(ctx context.Context, cmd Command, spec Spec, host protocol.Handler, opts Options) (*Process, protocol.InitializeResult, error) {
+func handshake(ctx context.Context, cmd Command, launch func() (*Process, error), spec Spec, opts Options) (*Process, protocol.InitializeResult, error) {
 	var res protocol.InitializeResult
-	p, err := start(cmd, host, opts)
+	p, err := launch()
 	if err != nil {
 		return nil, res, err
 	}
