@@ -63,7 +63,7 @@ build_hermes() {
     echo "hermes: $HERMES (HERMES_BIN, not rebuilt)"
     return
   fi
-  (cd "$ROOT" && go build -o bin/hermes ./cmd/hermes)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -o bin/hermes ./cmd/hermes)
   HERMES="$ROOT/bin/hermes"
   echo "hermes: built $HERMES ($(go version | cut -d' ' -f3), $(du -k "$HERMES" | cut -f1) KiB)"
 }
