@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -235,15 +236,23 @@ func kindOf(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-var (
-	coreInt     = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
-	coreOctal   = regexp.MustCompile(`^0o[0-7]+$`)
-	coreHex     = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
-	coreFloat   = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
-	coreInf     = regexp.MustCompile(`^[-+]?\.(inf|Inf|INF)$`)
-	coreNaN     = regexp.MustCompile(`^\.(nan|NaN|NAN)$`)
-	leadingZero = regexp.MustCompile(`^[-+]?0[0-9]`)
-)
+// coreSchema holds the YAML 1.2 core-schema patterns, compiled on first use rather
+// than in package init (which every hermes command pays).
+var coreSchema = sync.OnceValue(func() *coreREs {
+	return &coreREs{
+		int:         regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`),
+		octal:       regexp.MustCompile(`^0o[0-7]+$`),
+		hex:         regexp.MustCompile(`^0x[0-9a-fA-F]+$`),
+		float:       regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`),
+		inf:         regexp.MustCompile(`^[-+]?\.(inf|Inf|INF)$`),
+		nan:         regexp.MustCompile(`^\.(nan|NaN|NAN)$`),
+		leadingZero: regexp.MustCompile(`^[-+]?0[0-9]`),
+	}
+})
+
+type coreREs struct {
+	int, octal, hex, float, inf, nan, leadingZero *regexp.Regexp
+}
 
 // resolvePlain applies the YAML 1.2 core schema to an unquoted scalar. Decimal numbers
 // with a leading zero stay strings: YAML 1.1 readers (upstream's PyYAML) see octal there,
@@ -257,11 +266,12 @@ func resolvePlain(s string) (any, bool) {
 	case "false", "False", "FALSE":
 		return false, true
 	}
-	if leadingZero.MatchString(s) {
+	re := coreSchema()
+	if re.leadingZero.MatchString(s) {
 		return nil, false
 	}
 	switch {
-	case coreInt.MatchString(s):
+	case re.int.MatchString(s):
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return int(n), true
 		}
@@ -269,24 +279,24 @@ func resolvePlain(s string) (any, bool) {
 			return u, true
 		}
 		return nil, false
-	case coreOctal.MatchString(s):
+	case re.octal.MatchString(s):
 		if u, err := strconv.ParseUint(s[2:], 8, 64); err == nil {
 			return normUint(u), true
 		}
 		return nil, false
-	case coreHex.MatchString(s):
+	case re.hex.MatchString(s):
 		if u, err := strconv.ParseUint(s[2:], 16, 64); err == nil {
 			return normUint(u), true
 		}
 		return nil, false
-	case coreInf.MatchString(s):
+	case re.inf.MatchString(s):
 		if s[0] == '-' {
 			return math.Inf(-1), true
 		}
 		return math.Inf(1), true
-	case coreNaN.MatchString(s):
+	case re.nan.MatchString(s):
 		return math.NaN(), true
-	case coreFloat.MatchString(s):
+	case re.float.MatchString(s):
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			return f, true
 		}

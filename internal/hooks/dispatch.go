@@ -196,7 +196,7 @@ func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]a
 		return nil
 	}
 	class, telemetry := Unbounded, true
-	if s, ok := byName[hook]; ok {
+	if s, ok := index().byName[hook]; ok {
 		class, telemetry = s.Class, s.Telemetry
 	}
 	base := make(map[string]any, len(payload)+1)
