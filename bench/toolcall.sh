@@ -14,10 +14,12 @@
 # INTERLEAVE=1: build the test binary once and run it COUNT times with -test.count 1,
 # so the two benchmarks alternate (echo, call, echo, call, ...) instead of running
 # 5 x echo then 5 x call; on a busy machine a burst of load then hits both sides.
-# PIN=CPULIST (e.g. PIN=0): run under `taskset -c CPULIST`. The echo floor depends on
-# where the scheduler puts the two processes (same core: ~25 us here; different
-# cores: ~40-50 us, with cross-core wake-ups), and so does the ratio; pinning to one
-# core gives a floor that does not move between runs.
+# PIN=CPULIST (default 0; PIN= to switch it off): run under `taskset -c CPULIST`.
+# Unpinned, each round times where the scheduler happened to put the host and the
+# Python process (same core: ~30 us a round trip here; different cores: 40-60 us of
+# cross-core wake-ups), so the floor and the call can land differently and the ratio
+# swings from ~1.1 to ~2 between runs. Pinned, both benchmarks run with the same
+# placement and the ratio compares the work, which is what the target is about.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -31,7 +33,8 @@ cd "$ROOT"
 bt=()
 [[ -n "${BENCHTIME:-}" ]] && bt=(-benchtime "$BENCHTIME")
 pin=()
-if [[ -n "${PIN:-}" ]]; then
+PIN="${PIN-0}"
+if [[ -n "$PIN" ]]; then
   pin=(taskset -c "$PIN")
   echo "pinned: taskset -c $PIN"
 fi

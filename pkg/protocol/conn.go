@@ -61,7 +61,10 @@ type Conn struct {
 	tok         chan struct{} // capacity 1: whoever receives it may read
 	waiters     atomic.Int32  // calls waiting for a response
 	pumpReading atomic.Bool
-	idle        chan struct{} // signalled when waiters drops to zero
+	pumpWake    chan struct{} // wakes the pump to re-check whether the connection is quiet
+	pumpArmed   atomic.Bool   // a wake-up timer is pending
+	lastActive  atomic.Int64  // when the last call ended, in ns since created
+	created     time.Time
 
 	writeMu sync.Mutex
 
@@ -87,7 +90,8 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		w: w, handler: h, max: max,
 		br:       bufio.NewReaderSize(r, 64<<10),
 		tok:      make(chan struct{}, 1),
-		idle:     make(chan struct{}, 1),
+		pumpWake: make(chan struct{}, 1),
+		created:  time.Now(),
 		pending:  map[int64]chan *Message{},
 		serving:  map[string]context.CancelFunc{},
 		done:     make(chan struct{}),
@@ -153,25 +157,50 @@ func (c *Conn) Run() error {
 }
 
 // pumpTurn waits until no call has been waiting for pumpGrace; false when stopped.
+// It is woken by a timer armed when calls end, at most one per pumpGrace however
+// many calls run, so back-to-back calls never wake the pump goroutine.
 func (c *Conn) pumpTurn() bool {
-	for {
-		for c.waiters.Load() > 0 {
-			select {
-			case <-c.idle:
-			case <-c.done:
-				return false
-			}
-		}
-		t := time.NewTimer(pumpGrace)
+	for !c.quiet() {
 		select {
-		case <-t.C:
+		case <-c.pumpWake:
 		case <-c.done:
-			t.Stop()
 			return false
 		}
-		if c.waiters.Load() == 0 {
-			return true
-		}
+	}
+	return true
+}
+
+func (c *Conn) now() int64 { return int64(time.Since(c.created)) }
+
+// quiet: no call is waiting and none ended within pumpGrace. Before any call the
+// connection is quiet, so the pump reads from the start.
+func (c *Conn) quiet() bool {
+	if c.waiters.Load() > 0 {
+		return false
+	}
+	last := c.lastActive.Load()
+	return last == 0 || c.now()-last >= int64(pumpGrace)
+}
+
+// armPump schedules a wake-up of the pump when the connection may have become quiet.
+func (c *Conn) armPump(after time.Duration) {
+	if c.pumpArmed.CompareAndSwap(false, true) {
+		time.AfterFunc(after, c.pumpTimer)
+	}
+}
+
+func (c *Conn) pumpTimer() {
+	c.pumpArmed.Store(false)
+	if c.waiters.Load() > 0 {
+		return // the call that is waiting re-arms when it ends
+	}
+	if rest := int64(pumpGrace) - (c.now() - c.lastActive.Load()); rest > 0 {
+		c.armPump(time.Duration(rest))
+		return
+	}
+	select {
+	case c.pumpWake <- struct{}{}:
+	default:
 	}
 }
 
@@ -495,11 +524,9 @@ func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
 }
 
 func (c *Conn) leave() {
+	c.lastActive.Store(c.now())
 	if c.waiters.Add(-1) == 0 {
-		select {
-		case c.idle <- struct{}{}:
-		default:
-		}
+		c.armPump(pumpGrace)
 	}
 }
 
