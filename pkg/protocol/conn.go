@@ -229,6 +229,9 @@ func (c *Conn) readMessage() (*Message, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if msg := fastResponse(line); msg != nil {
+			return msg, nil
+		}
 		var msg Message
 		if uerr := json.Unmarshal(line, &msg); uerr != nil {
 			return nil, fmt.Errorf("malformed protocol message %q: %w", truncate(line, 120), uerr)
@@ -268,6 +271,34 @@ func (c *Conn) readLine() ([]byte, error) {
 		}
 		return nil, err
 	}
+}
+
+// fastResponse decodes the common success response, {"jsonrpc":"2.0","id":N,
+// "result":R}, without the general decoder (which the round trip of every tool call
+// would pay); anything else returns nil and takes the general path.
+func fastResponse(line []byte) *Message {
+	const head = `{"jsonrpc":"2.0","id":`
+	const mid = `,"result":`
+	line = bytes.TrimRight(line, " \r\n")
+	if !bytes.HasPrefix(line, []byte(head)) || len(line) < len(head)+len(mid)+3 || line[len(line)-1] != '}' {
+		return nil
+	}
+	rest := line[len(head):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 18 || (n > 1 && rest[0] == '0') || !bytes.HasPrefix(rest[n:], []byte(mid)) {
+		return nil
+	}
+	result := rest[n+len(mid) : len(rest)-1]
+	if !json.Valid(result) {
+		return nil // e.g. more keys after the result
+	}
+	buf := make([]byte, n+len(result))
+	copy(buf, rest[:n])
+	copy(buf[n:], result)
+	return &Message{JSONRPC: "2.0", ID: buf[:n:n], Result: buf[n:]}
 }
 
 func truncate(b []byte, n int) string {
@@ -388,19 +419,36 @@ func (c *Conn) writeBytes(b []byte) error {
 // writeRequest frames a request by hand: params are already encoded, and going
 // through Message would make encoding/json validate and copy them a second time.
 func (c *Conn) writeRequest(id json.RawMessage, method string, params []byte) error {
-	m, err := json.Marshal(method)
-	if err != nil {
-		return err
-	}
-	b := make([]byte, 0, len(params)+len(m)+len(id)+48)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	bp := framePool.Get().(*[]byte)
+	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"method":`...)
-	b = append(b, m...)
+	b = appendJSONString(b, method)
 	b = append(b, `,"params":`...)
 	b = append(b, params...)
 	b = append(b, "}\n"...)
-	return c.writeBytes(b)
+	err := c.writeBytes(b)
+	if cap(b) <= 64<<10 {
+		*bp = b
+		framePool.Put(bp)
+	}
+	return err
+}
+
+var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// appendJSONString appends s as a JSON string; method names are plain ASCII, so the
+// general encoder is only needed for anything else.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // Call sends a request and waits for its response, decoding the result into result

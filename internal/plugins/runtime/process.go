@@ -354,11 +354,16 @@ func (p *Process) StderrTail() string {
 // call ends with ctx even when the plugin has stopped reading its input: a request
 // that cannot be delivered is not allowed to block the caller (or Stop).
 func (p *Process) Call(ctx context.Context, method string, params, result any) error {
-	var returned atomic.Bool
-	stop := context.AfterFunc(ctx, func() { p.watchStall(&returned) })
-	err := p.conn.Call(ctx, method, params, result)
-	returned.Store(true)
-	stop()
+	var err error
+	if ctx.Done() == nil {
+		err = p.conn.Call(ctx, method, params, result) // can never time out: nothing to watch
+	} else {
+		var returned atomic.Bool
+		stop := context.AfterFunc(ctx, func() { p.watchStall(&returned) })
+		err = p.conn.Call(ctx, method, params, result)
+		returned.Store(true)
+		stop()
+	}
 	if err == nil {
 		return nil
 	}
