@@ -459,12 +459,39 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
-	if result != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, result); err != nil {
-			return fmt.Errorf("decode %s result: %w", method, err)
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	// The two result types of the hot paths skip the reflective decoder: raw results
+	// (already validated when the message was read) and plain strings.
+	switch r := result.(type) {
+	case *json.RawMessage:
+		*r = raw
+		return nil
+	case *string:
+		if s, ok := plainJSONString(raw); ok {
+			*r = s
+			return nil
 		}
 	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("decode %s result: %w", method, err)
+	}
 	return nil
+}
+
+// plainJSONString returns the text of a JSON string without escapes.
+func plainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	return string(body), true
 }
 
 // CallRaw is Call returning the undecoded result.
