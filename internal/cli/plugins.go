@@ -157,41 +157,51 @@ func leaf(key string) string {
 	return key
 }
 
-func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, allowSet, denySet bool) error {
+// allowList moves one plugin between plugins.enabled and plugins.disabled. move
+// reports true when the plugin was already where it should be (nothing written).
+func allowList(ctx context.Context, app *App, name string, move func(d *config.Doc, p *plugins.Plugin) (bool, error)) (*plugins.Manager, *plugins.Plugin, bool, error) {
 	m, err := app.Manager()
 	if err != nil {
-		return err
+		return nil, nil, false, err
 	}
 	p, err := m.Resolve(name)
 	if err != nil {
-		return failf("%v", err)
+		return nil, nil, false, failf("%v", err)
 	}
-	key := p.Key
 	already := false
 	err = m.Store().Update(ctx, func(d *config.Doc) error {
+		var err error
+		already, err = move(d, p)
+		return err
+	})
+	return m, p, already, err
+}
+
+func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, allowSet, denySet bool) error {
+	m, p, already, err := allowList(ctx, app, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+		key := p.Key
 		settings, _ := config.Plugins(d)
 		if settings.EnabledSet && contains(settings.Enabled, key) && !contains(settings.Disabled, key) {
-			already = true
-			return nil
+			return true, nil
 		}
 		if _, err := d.ListAppend("plugins.enabled", key); err != nil {
-			return err
+			return false, err
 		}
 		for _, n := range uniq(key, leaf(key), p.Candidate.Manifest.Name) {
 			if _, err := d.ListRemove("plugins.disabled", n); err != nil {
-				return err
+				return false, err
 			}
 		}
-		return nil
+		return false, nil
 	})
 	if err != nil {
 		return err
 	}
 	if already {
-		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already enabled.\n", key)
+		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
 		return nil
 	}
-	fmt.Fprintf(app.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", key)
+	fmt.Fprintf(app.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
 	if p.Candidate.Source != "bundled" {
 		return afterEnableConsent(ctx, app, m, p, allowSet, denySet)
 	}
@@ -199,38 +209,28 @@ func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, 
 }
 
 func pluginsDisable(ctx context.Context, app *App, name string) error {
-	m, err := app.Manager()
-	if err != nil {
-		return err
-	}
-	p, err := m.Resolve(name)
-	if err != nil {
-		return failf("%v", err)
-	}
-	key := p.Key
-	already := false
-	err = m.Store().Update(ctx, func(d *config.Doc) error {
+	_, p, already, err := allowList(ctx, app, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+		key := p.Key
 		settings, _ := config.Plugins(d)
 		if contains(settings.Disabled, key) && !contains(settings.Enabled, key) {
-			already = true
-			return nil
+			return true, nil
 		}
 		for _, n := range uniq(key, leaf(key)) {
 			if _, err := d.ListRemove("plugins.enabled", n); err != nil {
-				return err
+				return false, err
 			}
 		}
 		_, err := d.ListAppend("plugins.disabled", key)
-		return err
+		return false, err
 	})
 	if err != nil {
 		return err
 	}
 	if already {
-		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already disabled.\n", key)
+		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already disabled.\n", p.Key)
 		return nil
 	}
-	fmt.Fprintf(app.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", key)
+	fmt.Fprintf(app.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
 	return nil
 }
 
