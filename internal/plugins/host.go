@@ -66,12 +66,15 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &rp); err != nil {
 				return nil, err
 			}
-			m.registerMiddleware(p, rp.Kind)
+			m.registerMiddleware(p, rp.Kind, rp.Handle)
 			return protocol.RegisterResult{Registered: true}, nil
 		case protocol.MethodRegisterOther:
 			var rp protocol.RegisterOtherParams
 			if err := decode(params, &rp); err != nil {
 				return nil, err
+			}
+			if rp.Registrar == "register_system_prompt_section" {
+				return m.registerPromptSection(p, rp)
 			}
 			return m.registerOther(p, rp), nil
 		case protocol.MethodDispose:
@@ -143,7 +146,13 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &fp); err != nil {
 				return nil, err
 			}
-			return m.facade(p, fp)
+			return m.facade(ctx, p, fp)
+		case protocol.MethodMiddlewareNext:
+			var np protocol.MiddlewareNextParams
+			if err := decode(params, &np); err != nil {
+				return nil, err
+			}
+			return m.middlewareNext(ctx, np.Token, np.Payload)
 		}
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "hermes host has no method %q", method)
 	}
@@ -318,15 +327,6 @@ func (m *Manager) registerSkill(p *Plugin, rp protocol.RegisterSkillParams) (any
 	s := SkillInfo{Name: ns + ":" + rp.Name, Path: rp.Path, Description: rp.Description}
 	m.addPending(p, func(r *registrations) { r.skills = append(r.skills, s) })
 	return protocol.RegisterResult{Registered: true}, nil
-}
-
-var middlewareKinds = map[string]bool{"tool_request": true, "tool_execution": true, "llm_request": true, "llm_execution": true}
-
-func (m *Manager) registerMiddleware(p *Plugin, kind string) {
-	if !middlewareKinds[kind] {
-		m.warn("plugin %s registered unknown middleware kind '%s' (valid: llm_execution, llm_request, tool_execution, tool_request)", p.Key, kind)
-	}
-	m.addPending(p, func(r *registrations) { r.middleware = append(r.middleware, kind) })
 }
 
 func (m *Manager) registerOther(p *Plugin, rp protocol.RegisterOtherParams) any {
@@ -609,7 +609,10 @@ func (m *Manager) DispatchTool(ctx context.Context, name string, args, kwargs ma
 	return m.Runner.Run(ctx, c).Result
 }
 
-func (m *Manager) facade(p *Plugin, fp protocol.FacadeParams) (any, error) {
+func (m *Manager) facade(ctx context.Context, p *Plugin, fp protocol.FacadeParams) (any, error) {
+	if v, ok, err := m.agentFacade(ctx, p, fp); ok {
+		return v, err
+	}
 	switch fp.Name {
 	case "call_mcp":
 		return map[string]any{"ok": false, "error": "ctx.call_mcp is not available in this host yet (MCP client support has not landed); no MCP server was called"}, nil

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
@@ -78,6 +79,9 @@ type Manager struct {
 	commands  map[string]*Command
 	cliCmds   map[string]*CLICommand
 	bus       *eventBus
+	svc       services
+	nexts     nextTable
+	mwCount   atomic.Int32 // committed middleware callbacks; 0 keeps tool calls off the chain code
 	closed    bool
 	restarts  sync.WaitGroup
 
@@ -148,7 +152,7 @@ func (m *Manager) Discover() error {
 	}
 	timeout := settings.HookCallbackTimeout
 	m.Hooks = hooks.New(hooks.Options{Timeout: timeout, Logger: m.log})
-	m.Runner = &tools.Pipeline{Registry: m.Tools, Hooks: m.Hooks, Approver: m.opts.Approver}
+	m.Runner = &tools.Pipeline{Registry: m.Tools, Hooks: m.Hooks, Approver: m.opts.Approver, Middleware: toolMiddleware{m}}
 
 	opts := discovery.Options{
 		UserDir:    m.opts.Home.PluginsDir(),

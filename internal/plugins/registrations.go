@@ -18,6 +18,8 @@ type registrations struct {
 	cliCommands []*CLICommand
 	skills      []SkillInfo
 	middleware  []string
+	mws         []*middlewareReg
+	sections    []*promptSection
 	other       []OtherInfo
 	events      []string
 	subs        []*subscription
@@ -146,6 +148,12 @@ func (m *Manager) commit(p *Plugin) {
 	}
 	kept.skills = pend.skills
 	kept.middleware = pend.middleware
+	kept.mws = pend.mws
+	if n := int32(len(pend.mws)); n > 0 {
+		m.mwCount.Add(n)
+		unregs = append(unregs, func() { m.mwCount.Add(-n) })
+	}
+	kept.sections = pend.sections
 	kept.other = pend.other
 	kept.events = pend.events
 	kept.subs = pend.subs
@@ -165,6 +173,8 @@ func mergeRegs(a, b registrations) registrations {
 	a.cliCommands = append(a.cliCommands, b.cliCommands...)
 	a.skills = append(a.skills, b.skills...)
 	a.middleware = append(a.middleware, b.middleware...)
+	a.mws = append(a.mws, b.mws...)
+	a.sections = append(a.sections, b.sections...)
 	a.other = append(a.other, b.other...)
 	a.events = append(a.events, b.events...)
 	a.subs = append(a.subs, b.subs...)

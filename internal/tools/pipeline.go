@@ -51,11 +51,20 @@ type Outcome struct {
 	Duration     time.Duration
 }
 
+// Middleware is the plugin middleware around tool calls (upstream §11.4): the
+// tool_request chain may rewrite the arguments before pre_tool_call sees them, and
+// the tool_execution chain wraps the handler.
+type Middleware interface {
+	ToolRequest(ctx context.Context, c Call, args map[string]any) (map[string]any, []any)
+	ToolExecution(ctx context.Context, c Call, args map[string]any, run func(ctx context.Context, args map[string]any) (string, error)) (string, error)
+}
+
 // Pipeline runs tool calls through hooks, approval and validation.
 type Pipeline struct {
-	Registry *Registry
-	Hooks    HookFirer // may be nil
-	Approver Approver  // may be nil
+	Registry   *Registry
+	Hooks      HookFirer  // may be nil
+	Approver   Approver   // may be nil
+	Middleware Middleware // may be nil
 }
 
 // Run executes c. It never returns a Go error for tool-level failures: those become
@@ -78,10 +87,16 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 		msg := "Unknown tool: " + c.Name
 		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unknown_tool", ErrorMessage: msg, Args: args}
 	}
+	trace := []any{}
+	if p.Middleware != nil {
+		var t []any
+		args, t = p.Middleware.ToolRequest(ctx, c, args)
+		trace = append(trace, t...)
+	}
 	if p.Hooks != nil && p.Hooks.Has("pre_tool_call") {
 		results := p.Hooks.Fire(ctx, "pre_tool_call", map[string]any{
 			"tool_name": c.Name, "args": args, "task_id": c.TaskID, "session_id": c.SessionID,
-			"tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "", "middleware_trace": []any{},
+			"tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "", "middleware_trace": trace,
 		})
 		directive, modified := hooks.PreToolCall(results, args)
 		if modified != nil {
@@ -111,7 +126,18 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 	if c.ToolCallID != "" {
 		kwargs["tool_call_id"] = c.ToolCallID
 	}
-	res, err := tool.Handler(ctx, args, kwargs)
+	var res string
+	var err error
+	if p.Middleware != nil {
+		res, err = p.Middleware.ToolExecution(ctx, c, args, func(ctx context.Context, a map[string]any) (string, error) {
+			if a != nil {
+				args = a
+			}
+			return tool.Handler(ctx, args, kwargs)
+		})
+	} else {
+		res, err = tool.Handler(ctx, args, kwargs)
+	}
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {

@@ -40,7 +40,12 @@ const (
 	MethodCheck      = "check.call"
 	MethodEvent      = "event.deliver"
 	MethodCLIRun     = "cli.run"
-	MethodCancel     = "$/cancelRequest" // notification, both directions
+	// MethodMiddlewareCall calls a register_middleware callback with kwargs; with a
+	// next_token its next_call calls back MethodMiddlewareNext.
+	MethodMiddlewareCall = "middleware.call"
+	// MethodPromptSection renders a callable system prompt section.
+	MethodPromptSection = "prompt_section.render"
+	MethodCancel        = "$/cancelRequest" // notification, both directions
 )
 
 // Methods a plugin calls on the host (the ctx facade).
@@ -64,6 +69,7 @@ const (
 	MethodSubscribe          = "ctx.subscribe"
 	MethodOnUnload           = "ctx.on_unload"
 	MethodFacade             = "ctx.facade" // llm, call_mcp, inject_message, platform_actions, ...
+	MethodMiddlewareNext     = "ctx.middleware_next"
 )
 
 // Error codes. The standard JSON-RPC ones, then ours; the Python bridge maps ours to
@@ -341,4 +347,10 @@ const MethodDispose = "ctx.dispose"
 type DisposeParams struct {
 	Kind string `json:"kind"`
 	Key  string `json:"key"`
+}
+
+// MiddlewareNextParams is a middleware's next_call(payload).
+type MiddlewareNextParams struct {
+	Token   string `json:"token"`
+	Payload any    `json:"payload"`
 }

@@ -35,6 +35,10 @@ class PluginToolOverrideError(PermissionError):
     """Raised when a plugin overrides a built-in tool without tools.override."""
 
 
+class PluginLlmTrustError(PermissionError):
+    """Raised when ctx.llm is asked for an override the operator has not trusted."""
+
+
 class HostError(Exception):
     def __init__(self, code, message, data=None):
         super().__init__(message)
@@ -134,6 +138,8 @@ class Bridge:
             "check.call": self.m_check_call,
             "event.deliver": self.m_event,
             "cli.run": self.m_cli_run,
+            "middleware.call": self.m_middleware_call,
+            "prompt_section.render": self.m_prompt_section,
         }
 
     # ---- wire -------------------------------------------------------------------
@@ -532,6 +538,26 @@ class Bridge:
         self.run_maybe_async(fn(**kwargs), rid)
         return None
 
+    def m_middleware_call(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        kwargs = dict(params.get("kwargs") or {})
+        token = params.get("next_token")
+        if token:
+            used = []
+
+            def next_call(payload=None):
+                if used:
+                    raise RuntimeError("next_call may be called only once per middleware invocation")
+                used.append(True)
+                return self.call("ctx.middleware_next", {"token": token, "payload": payload})
+
+            kwargs["next_call"] = next_call
+        return self.run_maybe_async(fn(**kwargs), rid)
+
+    def m_prompt_section(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        return self.run_maybe_async(fn(dict(params.get("info") or {})), rid)
+
     def m_cli_run(self, params, rid):
         import argparse
 
@@ -794,6 +820,86 @@ class _Unavailable:
         return call
 
 
+class _LlmUsage:
+    def __init__(self, d):
+        d = d or {}
+        for key in ("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens",
+                    "cache_write_tokens", "cost_usd"):
+            setattr(self, key, d.get(key))
+
+    def __repr__(self):
+        return "PluginLlmUsage(input_tokens=%r, output_tokens=%r, total_tokens=%r)" % (
+            self.input_tokens, self.output_tokens, self.total_tokens)
+
+
+class _LlmResult:
+    """PluginLlmCompleteResult / PluginLlmStructuredResult, as attributes."""
+
+    def __init__(self, d, structured):
+        d = d or {}
+        self.text = d.get("text") or ""
+        self.provider = d.get("provider") or ""
+        self.model = d.get("model") or ""
+        self.agent_id = d.get("agent_id") or ""
+        self.usage = _LlmUsage(d.get("usage"))
+        self.audit = d.get("audit") or {}
+        if structured:
+            self.parsed = d.get("parsed")
+            self.content_type = d.get("content_type") or "text"
+
+    def __repr__(self):
+        return "%s(text=%r, provider=%r, model=%r)" % (
+            type(self).__name__, self.text[:60], self.provider, self.model)
+
+
+def _llm_block(block):
+    """Image bytes travel as a data: URL, as upstream encodes them."""
+    if isinstance(block, dict) and isinstance(block.get("data"), (bytes, bytearray)):
+        import base64
+
+        block = dict(block)
+        mime = block.pop("mime_type", None) or "application/octet-stream"
+        block["url"] = "data:%s;base64,%s" % (mime, base64.b64encode(bytes(block.pop("data"))).decode("ascii"))
+    return block
+
+
+class _PluginLlm:
+    """ctx.llm: one host-owned completion against the user's model (upstream agent.plugin_llm)."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def _run(self, name, kwargs, structured):
+        try:
+            res = self._ctx._call("ctx.facade", {"name": name, "args": [], "kwargs": kwargs})
+        except HostError:
+            raise
+        except PermissionError as exc:
+            raise PluginLlmTrustError(str(exc)) from None
+        return _LlmResult(res, structured)
+
+    def complete(self, messages=None, model=None, temperature=None, max_tokens=None, timeout=None,
+                 agent_id=None, profile=None, purpose=None, **kwargs):
+        return self._run("llm.complete", dict(
+            messages=list(messages or []), model=model, temperature=temperature, max_tokens=max_tokens,
+            timeout=timeout, agent_id=agent_id, profile=profile, purpose=purpose, **kwargs), False)
+
+    def complete_structured(self, instructions=None, input=None, json_schema=None, json_mode=False,
+                            schema_name=None, system_prompt=None, model=None, temperature=None,
+                            max_tokens=None, timeout=None, agent_id=None, profile=None, purpose=None, **kwargs):
+        return self._run("llm.complete_structured", dict(
+            instructions=instructions, input=[_llm_block(b) for b in (input or [])], json_schema=json_schema,
+            json_mode=bool(json_mode), schema_name=schema_name, system_prompt=system_prompt, model=model,
+            temperature=temperature, max_tokens=max_tokens, timeout=timeout, agent_id=agent_id,
+            profile=profile, purpose=purpose, **kwargs), True)
+
+    async def acomplete(self, *args, **kwargs):
+        return self.complete(*args, **kwargs)
+
+    async def acomplete_structured(self, *args, **kwargs):
+        return self.complete_structured(*args, **kwargs)
+
+
 class _PlatformActions:
     def __init__(self, ctx):
         self._ctx = ctx
@@ -930,6 +1036,28 @@ class PluginContext:
         self._call("ctx.register_middleware", {"kind": kind, "handle": self._handle(callback)})
         return PluginRegistration(self, "middleware", kind)
 
+    def register_system_prompt_section(self, id, content, *, position="after_memory", max_chars=4000):
+        import re
+
+        if not isinstance(id, str) or not re.match(r"^[a-z0-9][a-z0-9._-]{0,127}$", id):
+            raise ValueError("system prompt section id must be 1-128 lowercase characters using "
+                             "letters, numbers, '.', '_', or '-'")
+        if position != "after_memory":
+            raise ValueError("system prompt section position must be 'after_memory'")
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or not 1 <= max_chars <= 4000:
+            raise ValueError("system prompt section max_chars must be an int from 1 to 4000")
+        details = {"id": id, "position": position, "max_chars": max_chars}
+        handle = None
+        if callable(content):
+            handle = self._handle(content)
+        elif isinstance(content, str):
+            details["content"] = content
+        else:
+            raise TypeError("system prompt section content must be a str or a callable")
+        self._call("ctx.register_other", {"registrar": "register_system_prompt_section", "name": id,
+                                          "handle": handle, "details": details})
+        return PluginRegistration(self, "system_prompt_section", id, handle)
+
     def register_redaction_patterns(self, patterns):
         try:
             res = self._call("ctx.register_other", {
@@ -1036,7 +1164,7 @@ class PluginContext:
 
     @property
     def llm(self):
-        return _Unavailable(self, "llm")
+        return _PluginLlm(self)
 
     @property
     def subagent_lifecycle(self):
