@@ -1,0 +1,230 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Provider is what hermes knows about a named provider: where it lives and which
+// environment variable holds its key when model.api_key is not set.
+type Provider struct {
+	BaseURL string
+	KeyEnv  string // "" for local servers that need no key
+}
+
+// Providers are the model.provider names with a default base URL.
+var Providers = map[string]Provider{
+	"openrouter": {"https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
+	"openai":     {"https://api.openai.com/v1", "OPENAI_API_KEY"},
+	"nous":       {"https://inference-api.nousresearch.com/v1", "NOUS_API_KEY"},
+	"groq":       {"https://api.groq.com/openai/v1", "GROQ_API_KEY"},
+	"together":   {"https://api.together.xyz/v1", "TOGETHER_API_KEY"},
+	"deepseek":   {"https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"},
+	"mistral":    {"https://api.mistral.ai/v1", "MISTRAL_API_KEY"},
+	"fireworks":  {"https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"},
+	"xai":        {"https://api.x.ai/v1", "XAI_API_KEY"},
+	"ollama":     {"http://localhost:11434/v1", ""},
+	"lmstudio":   {"http://localhost:1234/v1", ""},
+	"vllm":       {"http://localhost:8000/v1", ""},
+	"llamacpp":   {"http://localhost:8080/v1", ""},
+}
+
+// providerAliases maps other spellings to a Providers key.
+var providerAliases = map[string]string{
+	"llama.cpp": "llamacpp", "llama-cpp": "llamacpp", "lm-studio": "lmstudio", "lm_studio": "lmstudio",
+	"nousresearch": "nous", "x-ai": "xai",
+}
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// FromConfig builds a Config from the config.yaml "model" section:
+//
+//	model:
+//	  default: anthropic/claude-sonnet-4     # the model id (required)
+//	  provider: openrouter                   # optional; a default base URL and key variable
+//	  base_url: http://localhost:8000/v1     # optional when the provider is known
+//	  api_key: ${OPENROUTER_API_KEY}         # ${VAR} from the environment, then $HERMES_HOME/.env
+//	  api_mode: chat_completions             # the only mode hermes speaks
+//	  timeout: 600                           # seconds per non-streamed attempt (optional)
+//	  stream_idle_timeout: 120               # seconds a stream may stay silent (optional)
+//	  max_retries: 3                         # optional; 0 disables retries
+//
+// A key is optional for a base URL on this machine (localhost, 127.0.0.0/8, ::1);
+// otherwise a missing key is an error naming the variable to set. settings may be nil
+// (no model section): the error then says what to add.
+func FromConfig(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string) (Config, error) {
+	_ = ctx
+	if env == nil {
+		env = os.Getenv
+	}
+	lookup := func(name string) (string, bool) {
+		if v := env(name); v != "" {
+			return v, true
+		}
+		if v, ok := dotenv[name]; ok && v != "" {
+			return v, true
+		}
+		return "", false
+	}
+	expand := func(key, s string) (string, error) {
+		var missing []string
+		out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+			name := ref[2 : len(ref)-1]
+			v, ok := lookup(name)
+			if !ok {
+				missing = append(missing, name)
+			}
+			return v
+		})
+		if len(missing) > 0 {
+			return "", fmt.Errorf("model.%s refers to ${%s}, which is set neither in the environment nor in $HERMES_HOME/.env", key, missing[0])
+		}
+		return out, nil
+	}
+
+	var cfg Config
+	if settings == nil {
+		return cfg, fmt.Errorf("no model configured: add to config.yaml\n  model:\n    default: <model id>\n    provider: openrouter   # or base_url: http://localhost:8000/v1")
+	}
+	var err error
+	str := func(key string) (string, error) {
+		v, ok := settings[key]
+		if !ok || v == nil {
+			return "", nil
+		}
+		switch x := v.(type) {
+		case string:
+			return expand(key, strings.TrimSpace(x))
+		case bool, int, int64, uint64, float64:
+			return fmt.Sprint(x), nil
+		}
+		return "", fmt.Errorf("model.%s must be a string, not %T", key, v)
+	}
+	if mode, err := str("api_mode"); err != nil {
+		return cfg, err
+	} else if mode != "" && mode != "chat_completions" {
+		return cfg, fmt.Errorf("model.api_mode %q is not supported: hermes speaks the OpenAI-compatible chat completions API; set model.api_mode: chat_completions", mode)
+	}
+	if cfg.Model, err = str("default"); err != nil {
+		return cfg, err
+	}
+	if cfg.Model == "" {
+		// Some configs say model.model or model.name; accept them quietly.
+		for _, k := range []string{"model", "name"} {
+			if cfg.Model, err = str(k); err != nil {
+				return cfg, err
+			}
+			if cfg.Model != "" {
+				break
+			}
+		}
+	}
+	if cfg.Model == "" {
+		return cfg, fmt.Errorf("no model configured: set model.default in config.yaml (e.g. model.default: anthropic/claude-sonnet-4)")
+	}
+	if cfg.Provider, err = str("provider"); err != nil {
+		return cfg, err
+	}
+	cfg.Provider = strings.ToLower(cfg.Provider)
+	if a, ok := providerAliases[cfg.Provider]; ok {
+		cfg.Provider = a
+	}
+	if cfg.BaseURL, err = str("base_url"); err != nil {
+		return cfg, err
+	}
+	prov, known := Providers[cfg.Provider]
+	switch {
+	case cfg.BaseURL != "":
+		if cfg.Provider == "" || cfg.Provider == "auto" {
+			cfg.Provider = "custom"
+		}
+	case known:
+		cfg.BaseURL = prov.BaseURL
+	case cfg.Provider == "" || cfg.Provider == "auto":
+		cfg.Provider, prov = "openrouter", Providers["openrouter"]
+		cfg.BaseURL = prov.BaseURL
+	default:
+		return cfg, fmt.Errorf("model.provider %q has no default endpoint: set model.base_url (known providers: %s)", cfg.Provider, strings.Join(providerNames(), ", "))
+	}
+	if u, perr := url.Parse(cfg.BaseURL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cfg, fmt.Errorf("model.base_url %q is not an http(s) URL (e.g. http://localhost:8000/v1)", cfg.BaseURL)
+	}
+	if cfg.APIKey, err = str("api_key"); err != nil {
+		return cfg, err
+	}
+	if cfg.APIKey == "" && prov.KeyEnv != "" {
+		cfg.APIKey, _ = lookup(prov.KeyEnv)
+	}
+	if cfg.APIKey == "" && cfg.Provider == "custom" {
+		cfg.APIKey, _ = lookup("OPENAI_API_KEY")
+	}
+	if cfg.APIKey == "" && !isLocal(cfg.BaseURL) {
+		hint := "set model.api_key in config.yaml (e.g. api_key: ${MY_API_KEY})"
+		if prov.KeyEnv != "" {
+			hint = fmt.Sprintf("set %s in the environment or in $HERMES_HOME/.env, or model.api_key in config.yaml", prov.KeyEnv)
+		}
+		return cfg, fmt.Errorf("no API key for %s (%s): %s", cfg.Provider, cfg.BaseURL, hint)
+	}
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+	}{{"timeout", &cfg.Timeout}, {"stream_idle_timeout", &cfg.IdleTimeout}} {
+		s, err := str(d.key)
+		if err != nil || s == "" {
+			if err != nil {
+				return cfg, err
+			}
+			continue
+		}
+		secs, perr := strconv.ParseFloat(s, 64)
+		if perr != nil || secs <= 0 {
+			return cfg, fmt.Errorf("model.%s must be a positive number of seconds, not %q", d.key, s)
+		}
+		*d.dst = time.Duration(secs * float64(time.Second))
+	}
+	if s, err := str("max_retries"); err != nil {
+		return cfg, err
+	} else if s != "" {
+		n, perr := strconv.Atoi(s)
+		if perr != nil || n < 0 {
+			return cfg, fmt.Errorf("model.max_retries must be a whole number ≥ 0, not %q", s)
+		}
+		cfg.MaxRetries = n
+		if n == 0 {
+			cfg.MaxRetries = -1 // Config's 0 means "the default"
+		}
+	}
+	return cfg, nil
+}
+
+func providerNames() []string {
+	names := make([]string, 0, len(Providers))
+	for n := range Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// isLocal reports a base URL on this machine, where servers (Ollama, vLLM,
+// llama.cpp, a test's fake) usually need no key.
+func isLocal(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
