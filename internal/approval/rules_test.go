@@ -253,12 +253,12 @@ func TestGuardDenyRulesAndAllowlist(t *testing.T) {
 		{"git push origin main", Block, "git push*"},
 		{"cd infra && terraform destroy -auto-approve", Block, "*terraform destroy*"},
 		{"GIT PUSH", Block, "git push*"},
-		{"rm -rf ./build", Allow, ""},            // allowlisted pattern key
-		{"rm -rf /tmp/x", Ask, ""},               // "delete in root path" is not allowlisted
-		{"rm -rf /", Block, ""},                  // hardline beats the allowlist
-		{"git status", Allow, ""},                // safe
-		{"sudo apt-get update", Ask, ""},         // dangerous, not allowlisted
-		{`echo "git push"`, Allow, ""},           // a deny glob matches commands, not prose... as whole text it does not start with git
+		{"rm -rf ./build", Allow, ""},             // allowlisted pattern key
+		{"rm -rf /tmp/x", Ask, ""},                // "delete in root path" is not allowlisted
+		{"rm -rf /", Block, ""},                   // hardline beats the allowlist
+		{"git status", Allow, ""},                 // safe
+		{"sudo apt-get update", Ask, ""},          // dangerous, not allowlisted
+		{`echo "git push"`, Allow, ""},            // a deny glob matches commands, not prose... as whole text it does not start with git
 		{"echo hi && git push --tags", Block, ""}, // but it does match a segment
 	}
 	for _, c := range cases {

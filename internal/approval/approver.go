@@ -1,0 +1,353 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+// Choices a human can give, as upstream names them.
+const (
+	ChoiceOnce    = "once"
+	ChoiceSession = "session"
+	ChoiceAlways  = "always"
+	ChoiceDeny    = "deny"
+)
+
+// Firer is the part of the hook dispatcher the approver needs.
+type Firer interface {
+	Fire(ctx context.Context, hook string, payload map[string]any) []any
+}
+
+// Prompt is what a human is asked.
+type Prompt struct {
+	Command     string
+	Description string
+	PatternKeys []string
+}
+
+// Prompter asks a human and returns "once", "session", "always" or "deny".
+type Prompter interface {
+	Prompt(ctx context.Context, p Prompt) (string, error)
+}
+
+// CommandRequest asks whether a dangerous terminal command may run.
+type CommandRequest struct {
+	Command    string
+	Findings   []Finding
+	ToolCallID string
+	TurnID     string
+}
+
+// CommandApprover is implemented by approvers that understand terminal commands
+// with several pattern keys; the terminal tool prefers it over tools.Approver.
+type CommandApprover interface {
+	ApproveCommand(ctx context.Context, req CommandRequest) (string, error)
+}
+
+// Approver remembers "session" answers for the run, persists "always" answers to
+// command_allowlist in config.yaml, fires pre_approval_request and
+// post_approval_response, and asks its Prompter. Without a Prompter nobody can be
+// asked, and every request is denied. It implements tools.Approver and
+// CommandApprover.
+type Approver struct {
+	Prompter   Prompter      // nil: nobody to ask, deny
+	Store      *config.Store // where "always" is saved; nil: "always" lasts for the run only
+	Hooks      Firer         // may be nil
+	SessionKey string
+	Surface    string    // hook payload surface, "cli" by default
+	Warn       io.Writer // where a failed save of "always" is reported (may be nil)
+
+	mu        sync.Mutex
+	session   map[string]bool
+	permanent map[string]bool
+}
+
+// NewCLIApprover returns the interactive approver for `hermes chat` and `hermes
+// tools call`: prompts go to out, answers come from in. allow seeds the permanent
+// allowlist (command_allowlist as read from config).
+func NewCLIApprover(in io.Reader, out io.Writer, store *config.Store, allow []string) *Approver {
+	a := &Approver{Prompter: NewTTYPrompter(in, out), Store: store, Surface: "cli", Warn: out}
+	for _, k := range allow {
+		a.remember(k, true)
+	}
+	return a
+}
+
+// SetHooks sets the hook dispatcher (it exists only after plugin discovery).
+func (a *Approver) SetHooks(h Firer) {
+	a.mu.Lock()
+	a.Hooks = h
+	a.mu.Unlock()
+}
+
+func (a *Approver) remember(key string, permanent bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.session == nil {
+		a.session, a.permanent = map[string]bool{}, map[string]bool{}
+	}
+	a.session[key] = true
+	if permanent {
+		a.permanent[key] = true
+	}
+}
+
+func (a *Approver) approved(keys []string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(keys) == 0 {
+		return "", false
+	}
+	all := true
+	perm := true
+	for _, k := range keys {
+		if !a.session[k] {
+			all = false
+		}
+		if !a.permanent[k] {
+			perm = false
+		}
+	}
+	if !all {
+		return "", false
+	}
+	if perm {
+		return ChoiceAlways, true
+	}
+	return ChoiceSession, true
+}
+
+// Approve answers an approval requested by a plugin's pre_tool_call directive.
+func (a *Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (string, error) {
+	key := req.RuleKey
+	if key == "" {
+		key = req.ToolName
+	}
+	desc := req.Message
+	if desc == "" {
+		desc = "a plugin asked for approval before " + req.ToolName + " runs"
+	}
+	return a.decide(ctx, approvalInput{
+		command: toolCallText(req.ToolName, req.Args), description: desc, keys: []string{key},
+		toolCallID: req.ToolCallID, turnID: req.TurnID,
+	})
+}
+
+// ApproveCommand answers whether a dangerous terminal command may run.
+func (a *Approver) ApproveCommand(ctx context.Context, req CommandRequest) (string, error) {
+	keys := make([]string, 0, len(req.Findings))
+	var descs []string
+	for _, f := range req.Findings {
+		keys = append(keys, f.Key)
+		descs = append(descs, f.Description())
+	}
+	return a.decide(ctx, approvalInput{
+		command: req.Command, description: strings.Join(descs, "; "), keys: keys,
+		toolCallID: req.ToolCallID, turnID: req.TurnID,
+	})
+}
+
+type approvalInput struct {
+	command, description string
+	keys                 []string
+	toolCallID, turnID   string
+}
+
+func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error) {
+	if choice, ok := a.approved(in.keys); ok {
+		return choice, nil // remembered: no prompt, no hooks (as upstream)
+	}
+	payload := func() map[string]any {
+		keys := make([]any, len(in.keys))
+		for i, k := range in.keys {
+			keys[i] = k
+		}
+		surface := a.Surface
+		if surface == "" {
+			surface = "cli"
+		}
+		return map[string]any{
+			"command": in.command, "description": in.description, "pattern_key": in.keys[0],
+			"pattern_keys": keys, "session_key": a.SessionKey, "surface": surface,
+			"turn_id": in.turnID, "tool_call_id": in.toolCallID,
+		}
+	}
+	a.mu.Lock()
+	hooks := a.Hooks
+	a.mu.Unlock()
+	if hooks != nil {
+		hooks.Fire(ctx, "pre_approval_request", payload())
+	}
+	choice := ChoiceDeny
+	var err error
+	if a.Prompter != nil {
+		choice, err = a.Prompter.Prompt(ctx, Prompt{Command: in.command, Description: in.description, PatternKeys: in.keys})
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			choice, err = "cancelled", nil
+		case err != nil:
+			choice = ChoiceDeny
+		}
+	}
+	switch choice {
+	case ChoiceSession:
+		for _, k := range in.keys {
+			a.remember(k, false)
+		}
+	case ChoiceAlways:
+		for _, k := range in.keys {
+			a.remember(k, true)
+		}
+		if perr := a.persist(ctx, in.keys); perr != nil && a.Warn != nil {
+			fmt.Fprintf(a.Warn, "      Could not save the approval to config.yaml (%v); it holds for this session only.\n", perr)
+		}
+	case ChoiceOnce:
+	default:
+		if choice != "cancelled" {
+			choice = ChoiceDeny
+		}
+	}
+	if hooks != nil {
+		p := payload()
+		p["choice"] = choice
+		hooks.Fire(ctx, "post_approval_response", p)
+	}
+	if choice == "cancelled" {
+		return ChoiceDeny, err
+	}
+	return choice, err
+}
+
+// persist appends keys to command_allowlist through the comment-preserving store.
+func (a *Approver) persist(ctx context.Context, keys []string) error {
+	if a.Store == nil {
+		return errors.New("no config file")
+	}
+	return a.Store.Update(ctx, func(d *config.Doc) error {
+		for _, k := range keys {
+			if _, err := d.ListAppend(AllowlistKey, k); err != nil {
+				return fmt.Errorf("add %q to %s: %w", k, AllowlistKey, err)
+			}
+		}
+		return nil
+	})
+}
+
+func toolCallText(name string, args map[string]any) string {
+	if len(args) == 0 {
+		return name
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return name
+	}
+	s := string(b)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return name + " " + s
+}
+
+// TTYPrompter asks on a terminal, upstream's way:
+//
+//	⚠️  DANGEROUS COMMAND: recursive delete
+//	    rm -rf /tmp/old-project
+//
+//	    [o]nce  |  [s]ession  |  [a]lways  |  [d]eny
+//
+//	    Choice [o/s/a/D]:
+//
+// An empty answer, end of input or anything unrecognised is deny.
+type TTYPrompter struct {
+	Out io.Writer
+	// ReadLine reads one answer line. `hermes chat` passes its line editor's reader so
+	// the prompt does not compete with the chat input for stdin.
+	ReadLine func(ctx context.Context) (string, error)
+
+	mu sync.Mutex
+}
+
+// NewTTYPrompter reads answers from in and writes prompts to out. It reads in one
+// byte at a time, so nothing after the answer's newline is consumed.
+func NewTTYPrompter(in io.Reader, out io.Writer) *TTYPrompter {
+	return &TTYPrompter{Out: out, ReadLine: lineReader(in)}
+}
+
+func lineReader(in io.Reader) func(ctx context.Context) (string, error) {
+	var mu sync.Mutex // one read at a time, even if a cancelled prompt's read lingers
+	return func(ctx context.Context) (string, error) {
+		type res struct {
+			line string
+			err  error
+		}
+		ch := make(chan res, 1)
+		go func() {
+			mu.Lock()
+			defer mu.Unlock()
+			var b [1]byte
+			var line []byte
+			for {
+				n, err := in.Read(b[:])
+				if n == 1 {
+					if b[0] == '\n' {
+						ch <- res{line: string(line)}
+						return
+					}
+					line = append(line, b[0])
+				}
+				if err != nil {
+					ch <- res{line: string(line), err: err}
+					return
+				}
+			}
+		}()
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case r := <-ch:
+			return r.line, r.err
+		}
+	}
+}
+
+// Prompt asks once and waits for a line or ctx.
+func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cmd := pr.Command
+	if r := []rune(cmd); len(r) > 300 {
+		cmd = string(r[:300]) + "..."
+	}
+	fmt.Fprintf(p.Out, "\n  ⚠️  DANGEROUS COMMAND: %s\n      %s\n\n      [o]nce  |  [s]ession  |  [a]lways  |  [d]eny\n\n      Choice [o/s/a/D]: ",
+		pr.Description, cmd)
+	line, err := p.ReadLine(ctx)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		fmt.Fprintln(p.Out)
+		return ChoiceDeny, err
+	}
+	if err != nil && line == "" {
+		fmt.Fprintln(p.Out) // end of input: nobody answered
+		return ChoiceDeny, nil
+	}
+	return parseChoice(line), nil
+}
+
+func parseChoice(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "o", "once", "y", "yes":
+		return ChoiceOnce
+	case "s", "session":
+		return ChoiceSession
+	case "a", "always":
+		return ChoiceAlways
+	}
+	return ChoiceDeny
+}

@@ -1,0 +1,218 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+type recordedHook struct {
+	hook    string
+	payload map[string]any
+}
+
+type hookRecorder struct {
+	mu    sync.Mutex
+	fired []recordedHook
+}
+
+func (h *hookRecorder) Fire(_ context.Context, hook string, payload map[string]any) []any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fired = append(h.fired, recordedHook{hook, payload})
+	return nil
+}
+
+func req(cmd string) CommandRequest {
+	v := Classify(cmd)
+	return CommandRequest{Command: cmd, Findings: v.Dangerous, ToolCallID: "call_1", TurnID: "turn_1"}
+}
+
+func TestTTYApproverAnswers(t *testing.T) {
+	cases := []struct {
+		name    string
+		answers string
+		want    []string // choice for each of three identical requests
+		prompts int      // how many times the human was asked
+	}{
+		{"default is deny", "\n\n\n", []string{"deny", "deny", "deny"}, 3},
+		{"unknown word is deny", "maybe\nnope\nx\n", []string{"deny", "deny", "deny"}, 3},
+		{"once asks every time", "o\nonce\ny\n", []string{"once", "once", "once"}, 3},
+		{"session is remembered", "s\n", []string{"session", "session", "session"}, 1},
+		{"end of input is deny", "", []string{"deny", "deny", "deny"}, 3},
+		{"deny then session", "d\nsession\n", []string{"deny", "session", "session"}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			hooks := &hookRecorder{}
+			a := NewCLIApprover(strings.NewReader(c.answers), &out, nil, nil)
+			a.SetHooks(hooks)
+			a.SessionKey = "sess"
+			for i, want := range c.want {
+				got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build"))
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				if got != want {
+					t.Fatalf("request %d = %q, want %q; prompt output:\n%s", i, got, want, out.String())
+				}
+			}
+			if n := strings.Count(out.String(), "DANGEROUS COMMAND: recursive delete"); n != c.prompts {
+				t.Fatalf("prompted %d times, want %d:\n%s", n, c.prompts, out.String())
+			}
+			if !strings.Contains(out.String(), "[o]nce  |  [s]ession  |  [a]lways  |  [d]eny") || !strings.Contains(out.String(), "Choice [o/s/a/D]: ") {
+				t.Fatalf("prompt text differs from upstream's:\n%s", out.String())
+			}
+			if len(hooks.fired) != 2*c.prompts {
+				t.Fatalf("fired %d hooks, want pre+post per prompt (%d)", len(hooks.fired), 2*c.prompts)
+			}
+		})
+	}
+}
+
+func TestApproverHookPayloads(t *testing.T) {
+	hooks := &hookRecorder{}
+	a := NewCLIApprover(strings.NewReader("o\n"), &bytes.Buffer{}, nil, nil)
+	a.SetHooks(hooks)
+	a.SessionKey = "sess-9"
+	if got, _ := a.ApproveCommand(context.Background(), req("sudo rm -rf ./build")); got != "once" {
+		t.Fatalf("choice = %q", got)
+	}
+	if len(hooks.fired) != 2 || hooks.fired[0].hook != "pre_approval_request" || hooks.fired[1].hook != "post_approval_response" {
+		t.Fatalf("hooks = %+v", hooks.fired)
+	}
+	pre, post := hooks.fired[0].payload, hooks.fired[1].payload
+	for _, f := range []string{"command", "description", "pattern_key", "pattern_keys", "session_key", "surface", "turn_id", "tool_call_id"} {
+		if _, ok := pre[f]; !ok {
+			t.Errorf("pre_approval_request lacks %q", f)
+		}
+		if _, ok := post[f]; !ok {
+			t.Errorf("post_approval_response lacks %q", f)
+		}
+	}
+	if _, ok := pre["choice"]; ok {
+		t.Errorf("pre_approval_request has a choice")
+	}
+	if post["choice"] != "once" || post["surface"] != "cli" || post["session_key"] != "sess-9" || post["tool_call_id"] != "call_1" {
+		t.Errorf("post payload = %v", post)
+	}
+	keys, _ := pre["pattern_keys"].([]any)
+	if len(keys) < 2 || pre["pattern_key"] != keys[0] {
+		t.Errorf("pattern_key %v / pattern_keys %v", pre["pattern_key"], keys)
+	}
+}
+
+func TestApproverWithoutPrompterDenies(t *testing.T) {
+	hooks := &hookRecorder{}
+	a := &Approver{Hooks: hooks}
+	got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build"))
+	if err != nil || got != "deny" {
+		t.Fatalf("got %q, %v; want deny", got, err)
+	}
+	if len(hooks.fired) != 2 || hooks.fired[1].payload["choice"] != "deny" {
+		t.Fatalf("hooks = %+v", hooks.fired)
+	}
+}
+
+func TestApproverCancelledPrompt(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	hooks := &hookRecorder{}
+	a := NewCLIApprover(pr, &bytes.Buffer{}, nil, nil)
+	a.SetHooks(hooks)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, _ := a.ApproveCommand(ctx, req("rm -rf ./build"))
+	if got != "deny" {
+		t.Fatalf("got %q, want deny", got)
+	}
+	if c := hooks.fired[len(hooks.fired)-1].payload["choice"]; c != "cancelled" {
+		t.Fatalf("post_approval_response choice = %v, want cancelled", c)
+	}
+}
+
+func TestApproverAlwaysPersistsKeepingComments(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	orig := "# my hermes config\n_config_version: 21\n\nmodel:\n  default: gpt-x  # the model I like\n\n# approvals I gave\ncommand_allowlist:\n  - make clean\n"
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := &config.Store{Path: path}
+	a := NewCLIApprover(strings.NewReader("a\n"), &bytes.Buffer{}, store, nil)
+	got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build"))
+	if err != nil || got != "always" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for _, keep := range []string{"# my hermes config", "default: gpt-x  # the model I like", "# approvals I gave", "  - make clean", "  - recursive delete"} {
+		if !strings.Contains(s, keep) {
+			t.Fatalf("config.yaml lost %q:\n%s", keep, s)
+		}
+	}
+	// Asked again in the same run: remembered, no prompt needed (the reader is empty now).
+	if got, _ := a.ApproveCommand(context.Background(), req("rm -rf ./dist")); got != "always" {
+		t.Fatalf("second request = %q, want always", got)
+	}
+	// A new run reads the allowlist back: the guard lets the command through unasked.
+	doc, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := NewGuardFromDoc(doc).Check("rm -rf ./build"); d.Action != Allow {
+		t.Fatalf("after always, guard = %v %v", d.Action, d.PatternKeys())
+	}
+	if d := NewGuardFromStore(*store).Check("rm -rf ./build"); d.Action != Allow {
+		t.Fatalf("lazy guard after always = %v %v", d.Action, d.PatternKeys())
+	}
+}
+
+func TestGuardFromStoreReadsDenyRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("approvals:\n  deny:\n    - 'npm publish*'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := NewGuardFromStore(config.Store{Path: path})
+	if d := g.Check("npm publish --access public"); d.Action != Block || d.DenyRule != "npm publish*" || !strings.Contains(d.Message, "approvals.deny") {
+		t.Fatalf("decision = %+v", d)
+	}
+	bad := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(bad, []byte("approvals: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := NewGuardFromStore(config.Store{Path: bad}).Check("ls"); d.Action != Block {
+		t.Fatalf("unreadable config must block, got %v", d.Action)
+	}
+}
+
+func TestApproverPluginApproval(t *testing.T) {
+	var out bytes.Buffer
+	a := NewCLIApprover(strings.NewReader("s\n"), &out, nil, nil)
+	var ap tools.Approver = a
+	r := tools.ApprovalRequest{ToolName: "deploy", Args: map[string]any{"env": "prod"}, Message: "deploys to production", RuleKey: "deploy"}
+	if got, _ := ap.Approve(context.Background(), r); got != "session" {
+		t.Fatalf("got %q", got)
+	}
+	if got, _ := ap.Approve(context.Background(), r); got != "session" {
+		t.Fatalf("second got %q (should be remembered)", got)
+	}
+	if !strings.Contains(out.String(), "deploys to production") || !strings.Contains(out.String(), `deploy {"env":"prod"}`) {
+		t.Fatalf("prompt = %s", out.String())
+	}
+}
