@@ -55,10 +55,14 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"perm": cmdPerm,
-		},
+		Cmds: scriptCmds,
 	})
+}
+
+// scriptCmds are the custom testscript commands; other _test.go files of this package
+// add theirs from init (package variables are set before any init runs).
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"perm": cmdPerm,
 }
 
 // goEnvironment is what `go build` inside a script needs from the real machine: its
