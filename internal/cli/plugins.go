@@ -26,6 +26,7 @@ func newPluginsCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
+	cmd.AddCommand(newPluginsScanCmd(app))
 	return cmd
 }
 
