@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
 )
@@ -27,6 +28,7 @@ func newPluginsCmd(app *App) *cobra.Command {
 	}
 	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
 	cmd.AddCommand(newPluginsScanCmd(app))
+	cmd.AddCommand(pluginsInstallCommands(app)...)
 	return cmd
 }
 
@@ -200,6 +202,10 @@ func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, 
 	}
 	if already {
 		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
+		// Capabilities a non-interactive install or update left off are granted here.
+		if declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities); len(declared) > 0 && p.Candidate.Source != "bundled" {
+			return runCapabilityConsent(ctx, app, m, p.Key, declared, "requests")
+		}
 		return nil
 	}
 	fmt.Fprintf(app.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)

@@ -36,19 +36,28 @@ type ScanReport struct {
 	Findings int
 }
 
+// ScanTarget describes the tree being scanned.
+type ScanTarget struct {
+	// Name is the plugin name (the staged folder has a temporary name).
+	Name string
+	// RequiresEnv are the manifest's requires_env names: a plugin reading its own
+	// key is expected.
+	RequiresEnv []string
+	// Source is the canonical source, for the report.
+	Source string
+}
+
 // Scanner scans a staged plugin tree before it is published (and after an update).
-// requiresEnv are the manifest's requires_env names (a plugin reading its own key
-// is expected); source is the canonical source, for the report.
 type Scanner interface {
-	Scan(ctx context.Context, dir string, requiresEnv []string, source string) (*ScanReport, error)
+	Scan(ctx context.Context, dir string, target ScanTarget) (*ScanReport, error)
 }
 
 // ScannerFunc adapts a function to Scanner.
-type ScannerFunc func(ctx context.Context, dir string, requiresEnv []string, source string) (*ScanReport, error)
+type ScannerFunc func(ctx context.Context, dir string, target ScanTarget) (*ScanReport, error)
 
 // Scan calls f.
-func (f ScannerFunc) Scan(ctx context.Context, dir string, requiresEnv []string, source string) (*ScanReport, error) {
-	return f(ctx, dir, requiresEnv, source)
+func (f ScannerFunc) Scan(ctx context.Context, dir string, target ScanTarget) (*ScanReport, error) {
+	return f(ctx, dir, target)
 }
 
 // Installer owns one plugins directory.
@@ -466,7 +475,7 @@ func (in *Installer) scan(ctx context.Context, tree string, m *manifest.Manifest
 	for _, e := range m.RequiresEnv {
 		env = append(env, e.Name)
 	}
-	rep, err := in.Scanner.Scan(ctx, tree, env, src.Canonical())
+	rep, err := in.Scanner.Scan(ctx, tree, ScanTarget{Name: res.Name, RequiresEnv: env, Source: src.Canonical()})
 	if err != nil {
 		return fmt.Errorf("security scan: %w", err)
 	}

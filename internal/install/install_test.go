@@ -336,7 +336,10 @@ func TestScannerVerdicts(t *testing.T) {
 	repo, _ := newRepo(t, pluginFiles("scanned"))
 	verdict := VerdictDangerous
 	var scannedDir string
-	scanner := ScannerFunc(func(ctx context.Context, dir string, env []string, source string) (*ScanReport, error) {
+	scanner := ScannerFunc(func(ctx context.Context, dir string, target ScanTarget) (*ScanReport, error) {
+		if target.Name != "scanned" {
+			t.Errorf("scan target %+v", target)
+		}
 		scannedDir = dir
 		return &ScanReport{Verdict: verdict, Findings: 1, Blocking: []string{"CRITICAL reverse_shell __init__.py:3"}, Report: "Scan: scanned"}, nil
 	})

@@ -154,7 +154,7 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) (*UpdateResu
 			if hasRow {
 				src = row.Source
 			}
-			rep, err := in.Scanner.Scan(ctx, dir, env, src)
+			rep, err := in.Scanner.Scan(ctx, dir, ScanTarget{Name: req.Name, RequiresEnv: env, Source: src})
 			if err != nil {
 				return res, fmt.Errorf("security scan of the updated plugin: %w", err)
 			}
