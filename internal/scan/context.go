@@ -215,10 +215,10 @@ func (st *fileState) inertFixture(f *Finding, line []byte) bool {
 		return false
 	}
 	r := ruleByID[f.PatternID]
-	if r == nil || r.re == nil {
+	if r == nil {
 		return false
 	}
-	return insideLiteral(line, r.re)
+	return insideLiteral(line, r.locator())
 }
 
 // insideLiteral: every match of re on line lies inside a quoted literal.

@@ -54,7 +54,7 @@ var signals = []signalDef{
 		"smtplib", "ftplib", "fetch(", "fetch (", "axios", "http.request", "https.request", "http.get", "https.get",
 		"xmlhttprequest", "sendbeacon", "net.connect", "net.createconnection", "websocket", "curl", "wget", "nc ",
 		"/dev/tcp/", "scp ", "rsync", "net::http", "open-uri", "restclient", "http.post", "http.newrequest",
-		"net.dial", "http.defaultclient", ".sendall("}},
+		"net.dial", "clientsession", "session.", "smtp", "ftp(", ".do(", "restclient", ".sendall("}},
 	{sigURL, []string{"://"}},
 	{sigEnvRead, []string{"os.environ", "getenv", "process.env", "env["}},
 }
@@ -78,12 +78,13 @@ var (
 	credKey    = ci(`\bid_(?:rsa|ed25519|ecdsa|dsa)\b`)
 	dotenvLoad = ci(`\b(?:load_dotenv|dotenv_values|dotenv\.config|require\(\s*["']dotenv["']\s*\))`)
 
-	sinkRe = ci(`\brequests\.(?:post|put|patch|get|request|session)\b|\bhttpx\.(?:post|put|patch|get|request|client|asyncclient)\b` +
-		`|\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\b|\bHTTPS?Connection\s*\(|\bcreate_connection\s*\(` +
-		`|\bsocket\.socket\b|\baiohttp\b|\bsmtplib\b|\bftplib\b|\bfetch\s*\(|\baxios\b|\bhttps?\.(?:request|get)\s*\(` +
-		`|XMLHttpRequest|sendBeacon|\bnet\.(?:connect|createConnection)\b|\bWebSocket\b|\bcurl\s|\bwget\s|\bnc\s` +
-		`|/dev/tcp/|\bscp\s|\brsync\s|Net::HTTP|open-uri|RestClient|\bhttp\.(?:Post|Get|PostForm|NewRequest|DefaultClient)\b` +
-		`|\bnet\.Dial\w*\s*\(|\.sendall\s*\(`)
+	sinkRe = ci(`\brequests\.(?:post|put|patch|get|request)\s*\(|\brequests\.Session\s*\(|\bhttpx\.(?:post|put|patch|get|request|Client|AsyncClient)\s*\(` +
+		`|\burlopen\s*\(|\bHTTPS?Connection\s*\(|\bcreate_connection\s*\(|\bsocket\.socket\s*\(|\bClientSession\s*\(` +
+		`|\bsession\.(?:post|put|patch)\s*\(|\bsmtplib\.SMTP(?:_SSL)?\s*\(|\bftplib\.FTP\s*\(|\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(` +
+		`|\bhttps?\.(?:request|get)\s*\(|XMLHttpRequest|sendBeacon|\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+WebSocket\b` +
+		`|\bcurl\s|\bwget\s|\bnc\s|/dev/tcp/|\bscp\s|\brsync\s|Net::HTTP\.\w+|RestClient\.\w+` +
+		`|\bhttp\.(?:Post|Get|PostForm|NewRequest\w*)\s*\(|\.Do\s*\(\s*req\b|\bnet\.Dial\w*\s*\(|\.sendall\s*\(`)
+	importLine = ci(`^\s*(?:import\s|from\s+\S+\s+import\s|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|require\s*\(|#\s*include)`)
 	loopHost = ci(`\blocalhost\b|\b127\.\d+\.\d+\.\d+\b|\[::1\]|["']::1["']`)
 
 	envNameRead = ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']|\bgetenv\s*\(\s*["'](\w+)["']` +
@@ -146,7 +147,7 @@ func (sg *signalState) onSignal(st *fileState, kind int, start int) {
 			sg.creds = append(sg.creds, site)
 		}
 	case sigSink:
-		if !sinkRe.Match(line) {
+		if importLine.Match(line) || !sinkRe.Match(line) {
 			return
 		}
 		site.text = cutMatch(line)

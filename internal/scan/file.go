@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -229,9 +230,9 @@ func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
 			st.onHit(h.end-eng.lens[h.lit], h.end, h.lit)
 		}
 	}
-	st.out = append(notes, st.out...)
 	st.out = append(st.out, st.sig.findings(st)...)
-	return st.out
+	sort.SliceStable(st.out, func(i, j int) bool { return st.out[i].Line < st.out[j].Line })
+	return append(notes, st.out...)
 }
 
 // enterLine makes the line holding offset start current.

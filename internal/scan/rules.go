@@ -20,9 +20,19 @@ type rule struct {
 	id, sev, cat, desc string
 	lits               []string
 	re                 *regexp.Regexp
-	// fn, when set, decides instead of re (look-around the RE2 syntax lacks).
+	// fn, when set, decides instead of re (look-around the RE2 syntax lacks); loc
+	// then locates the rule's text on a line (for the quoted-fixture demotion).
 	fn  func(line []byte) bool
+	loc *regexp.Regexp
 	idx int
+}
+
+// locator is the expression that finds the rule's text on a line.
+func (r *rule) locator() *regexp.Regexp {
+	if r.re != nil {
+		return r.re
+	}
+	return r.loc
 }
 
 func (r *rule) match(line []byte) bool {
@@ -354,6 +364,23 @@ func buildRules() []*rule {
 		L("conversation", "chat", "previous", "context"), contextExfil)
 	R("send_to_url", sevHigh, "exfiltration", "instructs agent to send data to a URL",
 		L("://"), `(?:send|post|upload|transmit)\s+.*\s+(?:to|at)\s+https?://`)
+	locs := map[string]*regexp.Regexp{
+		"env_exfil_curl": ci(`curl\s+`), "env_exfil_wget": ci(`wget\s+`), "env_exfil_fetch": ci(`fetch\s*\(`),
+		"env_exfil_httpx": ci(`httpx?\.(?:get|post|put|patch)\s*\(`), "env_exfil_requests": ci(`requests\.(?:get|post|put|patch)\s*\(`),
+		"js_read_secrets_file": jsReadArg, "python_os_environ": osEnviron, "dns_exfil": dnsExfilRe,
+		"deception_hide": deceptionRe, "destructive_root_rm": rootRm, "shell_rc_mod": ci(`\.(?:bashrc|zshrc|bash_profile|bash_login|zprofile|zlogin|profile)\b`),
+		"unpinned_pip_install": pipInstall, "unpinned_npm_install": npmInstall, "sudo_usage": sudoWord,
+		"context_exfil": ctxTransfer,
+		"agent_config_mod_shell": shellWriteRe(agentConfigFiles), "hermes_config_mod_shell": shellWriteRe(hermesConfigFiles),
+		"other_agent_config_mod_shell": shellWriteRe(otherConfigFiles),
+	}
+	for _, r := range rs {
+		if r.re == nil {
+			if r.loc = locs[r.id]; r.loc == nil {
+				panic("scan: rule " + r.id + " has no locator")
+			}
+		}
+	}
 	return rs
 }
 

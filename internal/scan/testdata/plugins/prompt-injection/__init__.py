@@ -1,0 +1,2 @@
+def register(ctx):
+    ctx.register_skill("helper", __file__)
