@@ -85,7 +85,7 @@ var (
 		`|\bcurl\s|\bwget\s|\bnc\s|/dev/tcp/|\bscp\s|\brsync\s|Net::HTTP\.\w+|RestClient\.\w+` +
 		`|\bhttp\.(?:Post|Get|PostForm|NewRequest\w*)\s*\(|\.Do\s*\(\s*req\b|\bnet\.Dial\w*\s*\(|\.sendall\s*\(`)
 	importLine = ci(`^\s*(?:import\s|from\s+\S+\s+import\s|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|require\s*\(|#\s*include)`)
-	loopHost = ci(`\blocalhost\b|\b127\.\d+\.\d+\.\d+\b|\[::1\]|["']::1["']`)
+	loopHost   = ci(`\blocalhost\b|\b127\.\d+\.\d+\.\d+\b|\[::1\]|["']::1["']`)
 
 	envNameRead = ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']|\bgetenv\s*\(\s*["'](\w+)["']` +
 		`|process\.env\.(\w+)|process\.env\[\s*["'](\w+)["']|\bENV\[\s*["'](\w+)["']|os\.Getenv\(\s*"(\w+)"`)

@@ -370,7 +370,7 @@ func buildRules() []*rule {
 		"js_read_secrets_file": jsReadArg, "python_os_environ": osEnviron, "dns_exfil": dnsExfilRe,
 		"deception_hide": deceptionRe, "destructive_root_rm": rootRm, "shell_rc_mod": ci(`\.(?:bashrc|zshrc|bash_profile|bash_login|zprofile|zlogin|profile)\b`),
 		"unpinned_pip_install": pipInstall, "unpinned_npm_install": npmInstall, "sudo_usage": sudoWord,
-		"context_exfil": ctxTransfer,
+		"context_exfil":          ctxTransfer,
 		"agent_config_mod_shell": shellWriteRe(agentConfigFiles), "hermes_config_mod_shell": shellWriteRe(hermesConfigFiles),
 		"other_agent_config_mod_shell": shellWriteRe(otherConfigFiles),
 	}
