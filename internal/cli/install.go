@@ -442,7 +442,7 @@ func newPluginsRepairMetadataCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			backup, names, err := in.RepairMetadata(cmd.Context())
+			backup, names, skipped, err := in.RepairMetadata(cmd.Context())
 			if err != nil {
 				return installFail(err)
 			}
@@ -452,6 +452,9 @@ func newPluginsRepairMetadataCmd(app *App) *cobra.Command {
 			}
 			fmt.Fprintf(app.IO.Out, "Moved the corrupt metadata to %s\n", backup)
 			fmt.Fprintf(app.IO.Out, "Rebuilt %d row(s) from git checkouts: %s\n", len(names), strings.Join(names, ", "))
+			if len(skipped) > 0 {
+				fmt.Fprintf(app.IO.Out, "Not rebuilt (no git checkout to read provenance from): %s\n  Their rows are only in the moved file; reinstall them with `hermes plugins install <source> --force` to record them again.\n", strings.Join(skipped, ", "))
+			}
 			fmt.Fprintln(app.IO.Out, "Detached checkouts were recorded as pinned. Compare with the old file and fix by hand if needed.")
 			return nil
 		},

@@ -288,20 +288,22 @@ func (in *Installer) Remove(ctx context.Context, name string) error {
 // RepairMetadata moves a corrupt .install-metadata.json aside and rebuilds it from
 // the installed git checkouts: source from origin, revision from HEAD, pinned when
 // HEAD is detached (pinned installs are detached checkouts). It returns the backup
-// path ("" when the file was readable and nothing was done) and the rebuilt names.
-func (in *Installer) RepairMetadata(ctx context.Context) (string, []string, error) {
+// path ("" when the file was readable and nothing was done), the rebuilt names and
+// the installed plugins it could not rebuild (no git checkout: subdirectory installs
+// and hand-made folders), which the caller must report.
+func (in *Installer) RepairMetadata(ctx context.Context) (backup string, rebuilt, skipped []string, err error) {
 	unlock, err := lockPlugins(ctx, in.PluginsDir, nil)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	defer unlock()
 	path := in.metaPath()
 	_, rerr := ReadMetadata(path)
 	var ce *CorruptMetadataError
 	if !errors.As(rerr, &ce) {
-		return "", nil, rerr
+		return "", nil, nil, rerr
 	}
-	backup := fmt.Sprintf("%s.corrupt-%d", path, os.Getpid())
+	backup = fmt.Sprintf("%s.corrupt-%d", path, os.Getpid())
 	for i := 1; exists(backup); i++ {
 		backup = fmt.Sprintf("%s.corrupt-%d-%d", path, os.Getpid(), i)
 	}
@@ -310,10 +312,12 @@ func (in *Installer) RepairMetadata(ctx context.Context) (string, []string, erro
 	for _, name := range Installed(in.PluginsDir) {
 		dir := filepath.Join(in.PluginsDir, name)
 		if !exists(filepath.Join(dir, ".git")) {
+			skipped = append(skipped, name)
 			continue
 		}
 		head, err := in.Git.Run(ctx, dir, nil, nil, "rev-parse", "HEAD")
 		if err != nil {
+			skipped = append(skipped, name)
 			continue
 		}
 		origin, _ := in.Git.Run(ctx, dir, nil, nil, "remote", "get-url", "origin")
@@ -323,10 +327,10 @@ func (in *Installer) RepairMetadata(ctx context.Context) (string, []string, erro
 	}
 	sort.Strings(names)
 	if err := os.Rename(path, backup); err != nil {
-		return "", nil, fmt.Errorf("move the corrupt metadata aside: %w", err)
+		return "", nil, nil, fmt.Errorf("move the corrupt metadata aside: %w", err)
 	}
 	if err := WriteMetadata(path, md); err != nil {
-		return backup, nil, err
+		return backup, nil, nil, err
 	}
-	return backup, names, nil
+	return backup, names, skipped, nil
 }
