@@ -1,0 +1,678 @@
+// Package session stores conversations in $HERMES_HOME/state.db: sessions, their
+// messages and tool calls, with full-text search over what was said.
+//
+// SQLite through modernc.org/sqlite (pure Go: hermes builds with CGO_ENABLED=0), in
+// WAL mode with a busy timeout so several hermes processes can write their own
+// sessions at once. Every AppendMessage is its own committed transaction, so a crash
+// mid-turn loses nothing already said. The schema is versioned with PRAGMA
+// user_version and migrated forward on Open.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/hermes-go/hermes/internal/llm"
+)
+
+// FileName is the store's file inside HERMES_HOME.
+const FileName = "state.db"
+
+// Path is the store's path for a HERMES_HOME directory.
+func Path(hermesHome string) string { return filepath.Join(hermesHome, FileName) }
+
+// ErrNotFound is returned (wrapped) for a session id that is not in the store.
+var ErrNotFound = errors.New("no such session")
+
+// Session is one conversation.
+type Session struct {
+	ID        string         `json:"id"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	EndedAt   *time.Time     `json:"ended_at,omitempty"`
+	Title     string         `json:"title"`
+	Model     string         `json:"model"`
+	Source    string         `json:"source"` // "cli", "gateway:telegram", ...
+	Metadata  map[string]any `json:"metadata,omitempty"`
+
+	// Filled by Get and List.
+	MessageCount int    `json:"message_count"`
+	Preview      string `json:"preview,omitempty"` // the start of the first user message
+}
+
+// Message is a stored message with its position and time.
+type Message struct {
+	Seq       int       `json:"seq"`
+	CreatedAt time.Time `json:"created_at"`
+	llm.Message
+}
+
+// MarshalJSON flattens the embedded llm.Message (whose own MarshalJSON would
+// otherwise take over the whole object).
+func (m Message) MarshalJSON() ([]byte, error) {
+	inner, err := json.Marshal(m.Message)
+	if err != nil {
+		return nil, err
+	}
+	head, err := json.Marshal(struct {
+		Seq       int       `json:"seq"`
+		CreatedAt time.Time `json:"created_at"`
+	}{m.Seq, m.CreatedAt})
+	if err != nil {
+		return nil, err
+	}
+	if len(inner) <= 2 {
+		return head, nil
+	}
+	return append(append(head[:len(head)-1], ','), inner[1:]...), nil
+}
+
+// ToolCall is one tool call as it ran.
+type ToolCall struct {
+	SessionID  string        `json:"session_id"`
+	MessageSeq int           `json:"message_seq"` // the assistant message that asked for it; 0: found by CallID
+	CallID     string        `json:"call_id"`
+	Name       string        `json:"name"`
+	Args       string        `json:"args"` // the arguments as the model sent them (JSON text)
+	Result     string        `json:"result"`
+	Status     string        `json:"status,omitempty"` // "ok", "error", "blocked"
+	Error      string        `json:"error,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+	CreatedAt  time.Time     `json:"created_at"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	SessionID string    `json:"session_id"`
+	Title     string    `json:"title"`
+	Seq       int       `json:"seq"`
+	Role      string    `json:"role"`
+	Snippet   string    `json:"snippet"` // matches marked [like this]
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Store is an open state.db. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// Open opens (creating if needed) the store at path and migrates its schema.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("session store %s is a directory, not a database file", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	// Conversations are private: create the file 0600 before SQLite does (its WAL
+	// and shm files take the database file's mode).
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", "10000")
+	q.Set("_foreign_keys", "1")
+	q.Set("_journal_mode", "WAL")
+	// FULL: a commit is on disk when AppendMessage returns, even across a power loss.
+	q.Set("_synchronous", "FULL")
+	// Writers take the write lock when their transaction begins, so two processes
+	// never deadlock upgrading read locks (the busy timeout then just queues them).
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	if err != nil {
+		return nil, unreadable(path, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func unreadable(path string, err error) error {
+	return fmt.Errorf("session store %s is unreadable: %w (move it aside to start a new one)", path, err)
+}
+
+// Path is the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations are applied in order; migration i brings user_version from i to i+1.
+// Never edit one that has shipped: add a new one.
+var migrations = []string{
+	`CREATE TABLE sessions (
+		id         TEXT PRIMARY KEY,
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL,
+		title      TEXT NOT NULL DEFAULT '',
+		model      TEXT NOT NULL DEFAULT '',
+		source     TEXT NOT NULL DEFAULT '',
+		ended_at   INTEGER,
+		metadata   TEXT NOT NULL DEFAULT '{}'
+	);
+	CREATE INDEX sessions_updated ON sessions(updated_at);
+	CREATE TABLE messages (
+		id           INTEGER PRIMARY KEY,
+		session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		seq          INTEGER NOT NULL,
+		role         TEXT NOT NULL,
+		content      TEXT NOT NULL DEFAULT '',
+		name         TEXT NOT NULL DEFAULT '',
+		tool_call_id TEXT NOT NULL DEFAULT '',
+		tool_calls   TEXT,
+		created_at   INTEGER NOT NULL,
+		UNIQUE (session_id, seq)
+	);
+	CREATE TABLE tool_calls (
+		id          INTEGER PRIMARY KEY,
+		session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		message_seq INTEGER NOT NULL DEFAULT 0,
+		call_id     TEXT NOT NULL DEFAULT '',
+		tool_name   TEXT NOT NULL,
+		args        TEXT NOT NULL DEFAULT '',
+		result      TEXT NOT NULL DEFAULT '',
+		status      TEXT NOT NULL DEFAULT '',
+		error       TEXT NOT NULL DEFAULT '',
+		duration_ms INTEGER NOT NULL DEFAULT 0,
+		created_at  INTEGER NOT NULL
+	);
+	CREATE INDEX tool_calls_session ON tool_calls(session_id, message_seq);
+	CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='id');
+	CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+		INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+	END;
+	CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+		INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+	END;
+	CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+		INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+		INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+	END;`,
+}
+
+// SchemaVersion is the schema this code writes.
+var SchemaVersion = len(migrations)
+
+func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return unreadable(s.path, err)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("session store %s has schema version %d, newer than this hermes knows (%d): upgrade hermes", s.path, v, SchemaVersion)
+	}
+	if v == SchemaVersion {
+		return s.check(ctx)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return unreadable(s.path, err)
+	}
+	defer tx.Rollback()
+	// Another process may have migrated while this one waited for the lock.
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return unreadable(s.path, err)
+	}
+	for ; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("session store %s: migrating the schema to version %d: %w", s.path, v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return fmt.Errorf("session store %s: %w", s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("session store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// check reads the tables once, so a damaged file fails at Open with its name rather
+// than later in the middle of a turn.
+func (s *Store) check(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sessions").Scan(&n); err != nil {
+		return unreadable(s.path, err)
+	}
+	return nil
+}
+
+// NewID returns a new session id: sortable by creation time, e.g. 20261130_023801_ab12cd.
+func NewID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102_150405") + "_" + hex.EncodeToString(b[:])
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// NewSession creates a session and returns its id. A zero ID gets a new one; zero
+// times are now.
+func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
+	now := s.now()
+	if sess.ID == "" {
+		sess.ID = NewID(now)
+	}
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = now
+	}
+	if sess.UpdatedAt.IsZero() {
+		sess.UpdatedAt = sess.CreatedAt
+	}
+	meta, err := json.Marshal(sess.Metadata)
+	if err != nil || sess.Metadata == nil {
+		meta = []byte("{}")
+	}
+	var ended any
+	if sess.EndedAt != nil {
+		ended = ms(*sess.EndedAt)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta))
+	if err != nil {
+		return "", s.wrap("creating a session", err)
+	}
+	return sess.ID, nil
+}
+
+func (s *Store) wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("session store %s: %s: %w", s.path, what, err)
+}
+
+func notFound(id string) error { return fmt.Errorf("%w %q", ErrNotFound, id) }
+
+// AppendMessage adds m at the end of session id and commits it before returning.
+// It returns the message's seq (1 for the first message).
+func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (int, error) {
+	var calls any
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return 0, fmt.Errorf("session store: encoding tool calls: %w", err)
+		}
+		calls = string(b)
+	}
+	var seq int
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := ms(s.now())
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound(id)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, m.Role, m.Content, m.Name, m.ToolCallID, calls, now)
+		return err
+	})
+	if err != nil {
+		return 0, s.wrap("appending a message", err)
+	}
+	return seq, nil
+}
+
+// RecordToolCall stores one tool call. With MessageSeq 0 the assistant message whose
+// tool_calls hold CallID is looked up (the latest such one).
+func (s *Store) RecordToolCall(ctx context.Context, id string, tc ToolCall) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, id).Scan(&exists); err != nil {
+			return err
+		}
+		if exists == 0 {
+			return notFound(id)
+		}
+		seq := tc.MessageSeq
+		if seq == 0 && tc.CallID != "" {
+			err := tx.QueryRowContext(ctx, `SELECT m.seq FROM messages m, json_each(m.tool_calls) c
+				WHERE m.session_id = ? AND m.tool_calls IS NOT NULL AND json_extract(c.value, '$.id') = ?
+				ORDER BY m.seq DESC LIMIT 1`, id, tc.CallID).Scan(&seq)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		dur := tc.DurationMS
+		if tc.Duration != 0 {
+			dur = tc.Duration.Milliseconds()
+		}
+		created := tc.CreatedAt
+		if created.IsZero() {
+			created = s.now()
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO tool_calls (session_id, message_seq, call_id, tool_name, args, result, status, error, duration_ms, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, tc.CallID, tc.Name, tc.Args, tc.Result, tc.Status, tc.Error, dur, ms(created))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`, ms(created), id)
+		return err
+	})
+	return s.wrap("recording a tool call", err)
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Messages returns the conversation of session id in order, as the model saw it:
+// what --resume continues from.
+func (s *Store) Messages(ctx context.Context, id string) ([]llm.Message, error) {
+	stored, err := s.History(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]llm.Message, len(stored))
+	for i, m := range stored {
+		out[i] = m.Message
+	}
+	return out, nil
+}
+
+// History is Messages with each message's seq and time.
+func (s *Store) History(ctx context.Context, id string) ([]Message, error) {
+	if _, err := s.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, content, name, tool_call_id, tool_calls, created_at
+		FROM messages WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, s.wrap("reading messages", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var (
+			m       Message
+			calls   sql.NullString
+			created int64
+		)
+		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &m.Name, &m.ToolCallID, &calls, &created); err != nil {
+			return nil, s.wrap("reading messages", err)
+		}
+		if calls.Valid && calls.String != "" {
+			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+				return nil, s.wrap(fmt.Sprintf("message %d of session %s has unreadable tool calls", m.Seq, id), err)
+			}
+		}
+		m.CreatedAt = fromMS(created)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("reading messages", err)
+	}
+	return out, nil
+}
+
+// ToolCalls returns the tool calls recorded for session id, in the order they ran.
+func (s *Store) ToolCalls(ctx context.Context, id string) ([]ToolCall, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT message_seq, call_id, tool_name, args, result, status, error, duration_ms, created_at
+		FROM tool_calls WHERE session_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, s.wrap("reading tool calls", err)
+	}
+	defer rows.Close()
+	var out []ToolCall
+	for rows.Next() {
+		tc := ToolCall{SessionID: id}
+		var created int64
+		if err := rows.Scan(&tc.MessageSeq, &tc.CallID, &tc.Name, &tc.Args, &tc.Result, &tc.Status, &tc.Error, &tc.DurationMS, &created); err != nil {
+			return nil, s.wrap("reading tool calls", err)
+		}
+		tc.Duration = time.Duration(tc.DurationMS) * time.Millisecond
+		tc.CreatedAt = fromMS(created)
+		out = append(out, tc)
+	}
+	return out, s.wrap("reading tool calls", rows.Err())
+}
+
+const sessionCols = `s.id, s.created_at, s.updated_at, s.title, s.model, s.source, s.ended_at, s.metadata,
+	(SELECT count(*) FROM messages m WHERE m.session_id = s.id),
+	coalesce((SELECT substr(m.content, 1, 200) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.seq LIMIT 1), '')`
+
+type scanner interface{ Scan(...any) error }
+
+func scanSession(r scanner) (Session, error) {
+	var (
+		sess             Session
+		created, updated int64
+		ended            sql.NullInt64
+		meta             string
+	)
+	if err := r.Scan(&sess.ID, &created, &updated, &sess.Title, &sess.Model, &sess.Source, &ended, &meta, &sess.MessageCount, &sess.Preview); err != nil {
+		return sess, err
+	}
+	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)
+	if ended.Valid {
+		t := fromMS(ended.Int64)
+		sess.EndedAt = &t
+	}
+	if meta != "" && meta != "{}" {
+		_ = json.Unmarshal([]byte(meta), &sess.Metadata)
+	}
+	return sess, nil
+}
+
+// Get returns session id.
+func (s *Store) Get(ctx context.Context, id string) (Session, error) {
+	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return sess, notFound(id)
+	}
+	if err != nil {
+		return sess, s.wrap("reading a session", err)
+	}
+	return sess, nil
+}
+
+// Resolve finds a session by its full id or by a prefix of it that only one session
+// has (users type the start of an id).
+func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
+	if _, err := s.Get(ctx, idOrPrefix); err == nil || !errors.Is(err, ErrNotFound) {
+		return idOrPrefix, err
+	}
+	if idOrPrefix == "" {
+		return "", notFound(idOrPrefix)
+	}
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(idOrPrefix) + "%"
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\' ORDER BY id LIMIT 3`, like)
+	if err != nil {
+		return "", s.wrap("finding a session", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return "", s.wrap("finding a session", err)
+		}
+		ids = append(ids, id)
+	}
+	switch len(ids) {
+	case 0:
+		return "", notFound(idOrPrefix)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%q matches several sessions (%s, ...): give more of the id", idOrPrefix, strings.Join(ids[:2], ", "))
+}
+
+// List returns the most recently updated sessions first; limit ≤ 0 means all.
+func (s *Store) List(ctx context.Context, limit int) ([]Session, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, s.wrap("listing sessions", err)
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, s.wrap("listing sessions", err)
+		}
+		out = append(out, sess)
+	}
+	return out, s.wrap("listing sessions", rows.Err())
+}
+
+// ftsQuery turns what a user typed into an FTS5 query: every word must appear, each
+// taken literally (FTS5 syntax characters in a search term are not operators).
+func ftsQuery(term string) string {
+	var parts []string
+	for _, w := range strings.Fields(term) {
+		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Search finds messages containing every word of term, best matches first; limit ≤ 0
+// means 50.
+func (s *Store) Search(ctx context.Context, term string, limit int) ([]Hit, error) {
+	q := ftsQuery(term)
+	if q == "" {
+		return nil, errors.New("search needs a word to look for")
+	}
+	if limit <= 0 {
+		limit = 50
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT m.session_id, s.title, m.seq, m.role,
+			snippet(messages_fts, 0, '[', ']', '…', 12), m.created_at
+		FROM messages_fts
+		JOIN messages m ON m.id = messages_fts.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE messages_fts MATCH ?
+		ORDER BY bm25(messages_fts), m.session_id DESC, m.seq
+		LIMIT ?`, q, limit)
+	if err != nil {
+		return nil, s.wrap("searching", err)
+	}
+	defer rows.Close()
+	out := []Hit{}
+	for rows.Next() {
+		var (
+			h       Hit
+			created int64
+		)
+		if err := rows.Scan(&h.SessionID, &h.Title, &h.Seq, &h.Role, &h.Snippet, &created); err != nil {
+			return nil, s.wrap("searching", err)
+		}
+		h.CreatedAt = fromMS(created)
+		out = append(out, h)
+	}
+	return out, s.wrap("searching", rows.Err())
+}
+
+// Delete removes session id with its messages and tool calls.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		// Children first, explicitly: the FTS index is kept by the messages trigger.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tool_calls WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound(id)
+		}
+		return nil
+	})
+	return s.wrap("deleting a session", err)
+}
+
+// EndSession marks session id as ended now. Appending to it again (a resume) clears
+// the mark, so a session that crashed mid-turn never looks ended.
+func (s *Store) EndSession(ctx context.Context, id string) error {
+	return s.update(ctx, id, "ending a session", `UPDATE sessions SET ended_at = ?1, updated_at = max(updated_at, ?1) WHERE id = ?2`, ms(s.now()), id)
+}
+
+// SetTitle sets session id's title.
+func (s *Store) SetTitle(ctx context.Context, id, title string) error {
+	return s.update(ctx, id, "setting a title", `UPDATE sessions SET title = ?1 WHERE id = ?2`, strings.TrimSpace(title), id)
+}
+
+// SetMetadata merges kv into session id's metadata (a nil value removes the key).
+func (s *Store) SetMetadata(ctx context.Context, id string, kv map[string]any) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var raw string
+		if err := tx.QueryRowContext(ctx, `SELECT metadata FROM sessions WHERE id = ?`, id).Scan(&raw); errors.Is(err, sql.ErrNoRows) {
+			return notFound(id)
+		} else if err != nil {
+			return err
+		}
+		meta := map[string]any{}
+		_ = json.Unmarshal([]byte(raw), &meta)
+		for k, v := range kv {
+			if v == nil {
+				delete(meta, k)
+			} else {
+				meta[k] = v
+			}
+		}
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET metadata = ? WHERE id = ?`, string(b), id)
+		return err
+	})
+	return s.wrap("setting metadata", err)
+}
+
+func (s *Store) update(ctx context.Context, id, what, query string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return s.wrap(what, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound(id)
+	}
+	return nil
+}
