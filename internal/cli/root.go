@@ -135,6 +135,7 @@ func newRootCmd(ctx context.Context, app *App) *cobra.Command {
 		newToolsCmd(app),
 		newConfigCmd(app),
 		newDemoCmd(app),
+		newChatCmd(app),
 	)
 	return root
 }

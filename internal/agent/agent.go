@@ -1,0 +1,467 @@
+// Package agent runs conversation turns: it sends the history to the model,
+// runs the tools the model asks for through the tool pipeline, and fires every
+// agent hook at its upstream fire site with upstream's payload fields.
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+// Hooks is the part of the hook dispatcher the agent fires.
+type Hooks interface {
+	Fire(ctx context.Context, hook string, payload map[string]any) []any
+	Has(hook string) bool
+}
+
+// Recorder persists what a session says as it is said, so a crash mid-turn
+// loses nothing already said. The CLI backs it with the session store.
+type Recorder interface {
+	AppendMessage(ctx context.Context, sessionID string, m llm.Message) error
+	RecordToolCall(ctx context.Context, sessionID string, rec ToolRecord) error
+}
+
+// ToolRecord is one tool call as it ran.
+type ToolRecord struct {
+	CallID   string
+	Name     string
+	Args     string // the arguments as the model sent them
+	Result   string
+	Status   string // "ok" | "error" | "blocked"
+	Error    string
+	Duration time.Duration
+}
+
+// Output receives what the user should see while a turn runs.
+type Output interface {
+	// Text is a streamed piece of the assistant's answer.
+	Text(s string)
+	// Progress is a status line (a tool starting, a retry); shown on stderr.
+	Progress(s string)
+}
+
+// Options configure an Agent.
+type Options struct {
+	Client   llm.Client
+	Model    string
+	Provider string
+	BaseURL  string
+	// Pipeline runs tool calls (registry, pre/post hooks, approval).
+	Pipeline *tools.Pipeline
+	Hooks    Hooks // may be nil
+	// ToolEnabled filters the registry by toolset; nil enables every tool.
+	ToolEnabled func(t *tools.Tool) bool
+	Platform    string // "cli"
+	Recorder    Recorder
+	Output      Output
+	Stream      bool
+	// SystemPrompt is the base system prompt; SystemSections renders the plugin
+	// sections (§11.2) once per new session.
+	SystemPrompt   string
+	SystemSections func(ctx context.Context, info map[string]any) string
+	// MaxIterations bounds model calls in one turn (default 90, upstream's agent.max_turns).
+	MaxIterations int
+	// ToolResultCap bounds a tool result handed to the model, in bytes (default 100 000).
+	ToolResultCap int
+	// MaxTokens and Temperature shape every request (0/nil = provider default).
+	MaxTokens   int
+	Temperature *float64
+	// HookOutputDir is where oversized pre_llm_call context spills
+	// ($HERMES_HOME/hook_outputs); empty cuts it instead.
+	HookOutputDir string
+	// Middleware, when set, runs the llm_request and llm_execution chains.
+	Middleware LLMMiddleware
+	Now        func() time.Time
+}
+
+// LLMMiddleware is the plugin middleware around model calls (§11.4).
+type LLMMiddleware interface {
+	// Request may rewrite the request body before it is sent.
+	Request(ctx context.Context, req map[string]any, meta map[string]any) map[string]any
+	// Execute wraps the call itself; next performs it.
+	Execute(ctx context.Context, req map[string]any, meta map[string]any, next func(map[string]any) (any, error)) (any, error)
+}
+
+// Agent runs turns. One Agent may serve many sessions, one turn at a time each.
+type Agent struct {
+	o   Options
+	cur        atomic.Pointer[attemptState]
+	maxRetries atomic.Int32
+}
+
+// New returns an Agent.
+func New(o Options) *Agent {
+	if o.Platform == "" {
+		o.Platform = "cli"
+	}
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = 90
+	}
+	if o.ToolResultCap <= 0 {
+		o.ToolResultCap = 100_000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Agent{o: o}
+}
+
+// SetClient sets the model client (after ObserveAttempts wired its Config).
+func (a *Agent) SetClient(c llm.Client) { a.o.Client = c }
+
+// SetRecorder sets where messages are persisted.
+func (a *Agent) SetRecorder(r Recorder) { a.o.Recorder = r }
+
+// Streams reports whether answers are streamed to the Output.
+func (a *Agent) Streams() bool { return a.o.Stream }
+
+// Model is the model the agent talks to.
+func (a *Agent) Model() string { return a.o.Model }
+
+// Session is one conversation.
+type Session struct {
+	ID       string
+	Messages []llm.Message
+	// Turns counts the turns run in this process; Resumed marks a session
+	// continued from the store (its first turn here is not its first ever).
+	Turns   int
+	Resumed bool
+	mu      sync.Mutex
+}
+
+// NewSession starts a conversation with the system prompt in place.
+func (a *Agent) NewSession(ctx context.Context, id string) *Session {
+	s := &Session{ID: id}
+	if sp := a.systemPrompt(ctx, id); sp != "" {
+		m := llm.Message{Role: "system", Content: sp}
+		s.Messages = append(s.Messages, m)
+		a.record(ctx, s, m)
+	}
+	return s
+}
+
+// ResumeSession continues a stored conversation exactly where it stopped.
+func (a *Agent) ResumeSession(id string, history []llm.Message) *Session {
+	return &Session{ID: id, Messages: slices.Clone(history), Resumed: true}
+}
+
+func (a *Agent) systemPrompt(ctx context.Context, sessionID string) string {
+	parts := []string{}
+	if a.o.SystemPrompt != "" {
+		parts = append(parts, a.o.SystemPrompt)
+	}
+	if a.o.SystemSections != nil {
+		cwd, _ := os.Getwd()
+		info := map[string]any{"session_id": sessionID, "model": a.o.Model, "provider": a.o.Provider,
+			"platform": a.o.Platform, "profile_name": "", "cwd": cwd}
+		if sec := a.o.SystemSections(ctx, info); sec != "" {
+			parts = append(parts, sec)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Turn is what one turn produced.
+type Turn struct {
+	ID          string
+	Final       string        // the assistant's final answer (after transform_llm_output)
+	Added       []llm.Message // every message this turn appended, in order
+	ToolCalls   []ToolRecord
+	Interrupted bool
+	APICalls    int
+	// Streamed is true when the final answer reached the Output as a stream.
+	Streamed bool
+}
+
+// ErrInterrupted is returned when the caller cancelled the turn.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run runs one turn: the user's message, model calls and tool calls until the
+// model answers without asking for tools. Whatever happens, everything already
+// said stays in s and in the recorder.
+func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &Turn{ID: newID()}
+	first := s.Turns == 0 && !s.Resumed
+	s.Turns++
+	if first {
+		a.fire(ctx, "on_session_start", map[string]any{"session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform})
+	}
+
+	// pre_llm_call: plugin context goes into the user message, never the system prompt.
+	userMsg := userText
+	if a.has("pre_llm_call") {
+		res := a.fire(ctx, "pre_llm_call", map[string]any{
+			"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
+			"conversation_history": messagesAsMaps(s.Messages), "is_first_turn": first, "model": a.o.Model,
+			"platform": a.o.Platform, "parent_session_id": nil, "sender_id": nil,
+		})
+		extra := hooks.LLMContext(res)
+		a.spill(s.ID, &extra)
+		if txt := extra.Text(); txt != "" {
+			userMsg = userText + "\n\n" + txt
+		}
+	}
+	a.add(ctx, s, t, llm.Message{Role: "user", Content: userMsg})
+
+	final, err := a.loop(ctx, s, t, userText)
+	completed := err == nil
+	interrupted := errors.Is(err, ErrInterrupted)
+	reason := "completed"
+	switch {
+	case interrupted:
+		reason = "interrupted"
+		t.Interrupted = true
+		a.fire(context.WithoutCancel(ctx), "agent_loop_stopped", map[string]any{
+			"session_key": s.ID, "platform": a.o.Platform, "reason": "interrupt", "invalidation_reason": nil})
+	case err != nil:
+		reason = "error"
+	}
+	if completed {
+		t.Final = final
+	}
+	a.fire(context.WithoutCancel(ctx), "on_session_end", map[string]any{
+		"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "completed": completed, "failed": err != nil && !interrupted,
+		"interrupted": interrupted, "turn_exit_reason": reason, "model": a.o.Model, "platform": a.o.Platform,
+	})
+	return t, err
+}
+
+func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) (string, error) {
+	specs := a.toolSpecs(ctx)
+	for iter := 0; iter < a.o.MaxIterations; iter++ {
+		if ctx.Err() != nil {
+			return "", ErrInterrupted
+		}
+		resp, err := a.call(ctx, s, t, userText, specs, iter)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ErrInterrupted
+			}
+			return "", err
+		}
+		msg := resp.Message
+		msg.Role = "assistant"
+		if len(msg.ToolCalls) == 0 {
+			text := msg.Content
+			if a.has("transform_llm_output") {
+				if r, ok := hooks.FirstString(a.fire(ctx, "transform_llm_output", map[string]any{
+					"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
+				}), true); ok {
+					text = r
+				}
+			}
+			msg.Content = text
+			a.add(ctx, s, t, msg)
+			a.fire(ctx, "post_llm_call", map[string]any{
+				"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
+				"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
+				"model": a.o.Model, "platform": a.o.Platform,
+			})
+			return text, nil
+		}
+		a.add(ctx, s, t, msg)
+		for _, tc := range msg.ToolCalls {
+			if ctx.Err() != nil {
+				// The model asked for this call; answer it so the history stays valid on resume.
+				a.add(context.WithoutCancel(ctx), s, t, llm.Message{Role: "tool", ToolCallID: tc.ID, Name: tc.Function.Name,
+					Content: tools.ErrorResult("interrupted by the user before this tool ran", nil)})
+				continue
+			}
+			a.runTool(ctx, s, t, tc)
+		}
+	}
+	return "", fmt.Errorf("stopped after %d model calls in one turn without a final answer (raise agent.max_turns if this is expected)", a.o.MaxIterations)
+}
+
+// runTool runs one tool call the model asked for and appends its result.
+func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCall) {
+	name := tc.Function.Name
+	if a.o.Output != nil {
+		a.o.Output.Progress(fmt.Sprintf("⚙ %s", name))
+	}
+	rec := ToolRecord{CallID: tc.ID, Name: name, Args: tc.Function.Arguments}
+	var result string
+	args, perr := parseArgs(tc.Function.Arguments)
+	if perr != nil {
+		result = tools.ErrorResult(fmt.Sprintf("Invalid JSON in the arguments of %s: %v. Send the arguments as one JSON object.", name, perr), nil)
+		rec.Status, rec.Error = "error", perr.Error()
+	} else {
+		out := a.o.Pipeline.Run(ctx, tools.Call{Name: name, Args: args, TaskID: s.ID, SessionID: s.ID, ToolCallID: tc.ID, TurnID: t.ID})
+		result = out.Result
+		rec.Status, rec.Error, rec.Duration = out.Status, out.ErrorMessage, out.Duration
+	}
+	result = capResult(result, a.o.ToolResultCap)
+	rec.Result = result
+	t.ToolCalls = append(t.ToolCalls, rec)
+	if a.o.Recorder != nil {
+		if err := a.o.Recorder.RecordToolCall(context.WithoutCancel(ctx), s.ID, rec); err != nil && a.o.Output != nil {
+			a.o.Output.Progress("warning: could not record the tool call: " + err.Error())
+		}
+	}
+	a.add(ctx, s, t, llm.Message{Role: "tool", ToolCallID: tc.ID, Name: name, Content: result})
+}
+
+func parseArgs(raw string) (map[string]any, error) {
+	if strings.TrimSpace(raw) == "" {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a JSON object, got %s", jsonKind(v))
+	}
+	return m, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "a value"
+}
+
+// capResult keeps a huge tool result from flooding the context window.
+func capResult(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", cut, len(s))
+}
+
+func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
+	if a.o.Pipeline == nil || a.o.Pipeline.Registry == nil {
+		return nil
+	}
+	var specs []llm.ToolSpec
+	for _, t := range a.o.Pipeline.Registry.List() {
+		if a.o.ToolEnabled != nil && !a.o.ToolEnabled(t) {
+			continue
+		}
+		if t.Check != nil && !t.Check(ctx) {
+			continue
+		}
+		specs = append(specs, llm.ToolSpec{Name: t.Name, Description: t.ModelDescription(), Parameters: t.Parameters()})
+	}
+	return specs
+}
+
+// add appends m to the session and records it at once.
+func (a *Agent) add(ctx context.Context, s *Session, t *Turn, m llm.Message) {
+	s.Messages = append(s.Messages, m)
+	t.Added = append(t.Added, m)
+	a.record(ctx, s, m)
+}
+
+func (a *Agent) record(ctx context.Context, s *Session, m llm.Message) {
+	if a.o.Recorder == nil {
+		return
+	}
+	if err := a.o.Recorder.AppendMessage(context.WithoutCancel(ctx), s.ID, m); err != nil && a.o.Output != nil {
+		a.o.Output.Progress("warning: could not save the message to the session store: " + err.Error())
+	}
+}
+
+func (a *Agent) has(hook string) bool { return a.o.Hooks != nil && a.o.Hooks.Has(hook) }
+
+func (a *Agent) fire(ctx context.Context, hook string, payload map[string]any) []any {
+	if !a.has(hook) {
+		return nil
+	}
+	return a.o.Hooks.Fire(ctx, hook, payload)
+}
+
+// spill writes oversized pre_llm_call pieces to files and leaves a preview.
+func (a *Agent) spill(sessionID string, r *hooks.LLMContextResult) {
+	if a.o.HookOutputDir == "" || len(r.Oversized) == 0 {
+		return
+	}
+	dir := filepath.Join(a.o.HookOutputDir, safeName(sessionID))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	for _, i := range r.Oversized {
+		piece := r.Pieces[i]
+		path := filepath.Join(dir, newID()+".txt")
+		if err := os.WriteFile(path, []byte(piece), 0o600); err != nil {
+			continue
+		}
+		head := []rune(piece)
+		preview := string(head[:min(len(head), 1500)])
+		r.Pieces[i] = fmt.Sprintf("%s\n[... %d characters in total; the full text is in %s]", preview, len(head), path)
+	}
+}
+
+func safeName(s string) string {
+	if s == "" {
+		return "session"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func messagesAsMaps(ms []llm.Message) []any {
+	out := make([]any, 0, len(ms))
+	for _, m := range ms {
+		row := map[string]any{"role": m.Role, "content": m.Content}
+		if m.Name != "" {
+			row["name"] = m.Name
+		}
+		if m.ToolCallID != "" {
+			row["tool_call_id"] = m.ToolCallID
+		}
+		if len(m.ToolCalls) > 0 {
+			calls := make([]any, 0, len(m.ToolCalls))
+			for _, c := range m.ToolCalls {
+				calls = append(calls, map[string]any{"id": c.ID, "type": "function",
+					"function": map[string]any{"name": c.Function.Name, "arguments": c.Function.Arguments}})
+			}
+			row["tool_calls"] = calls
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

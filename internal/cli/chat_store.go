@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/session"
+)
+
+// chatStore is the session store as `hermes chat` uses it.
+type chatStore interface {
+	agent.Recorder
+	Create(ctx context.Context, model, source string) (string, error)
+	// History resolves id (or a unique prefix) and returns the full id and messages.
+	History(ctx context.Context, id string) (string, []llm.Message, error)
+	End(ctx context.Context, id string) error
+	Close() error
+}
+
+// sessionRecorder persists a chat in $HERMES_HOME/state.db.
+type sessionRecorder struct{ s *session.Store }
+
+func openChatStore(ctx context.Context, hermesHome string) (chatStore, error) {
+	s, err := session.Open(ctx, session.Path(hermesHome))
+	if err != nil {
+		return nil, err
+	}
+	return sessionRecorder{s}, nil
+}
+
+func (r sessionRecorder) Create(ctx context.Context, model, source string) (string, error) {
+	return r.s.NewSession(ctx, session.Session{Model: model, Source: source})
+}
+
+func (r sessionRecorder) History(ctx context.Context, id string) (string, []llm.Message, error) {
+	full, err := r.s.Resolve(ctx, id)
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) {
+			return "", nil, fmt.Errorf("no session %q to resume", id)
+		}
+		return "", nil, err
+	}
+	msgs, err := r.s.Messages(ctx, full)
+	return full, msgs, err
+}
+
+func (r sessionRecorder) AppendMessage(ctx context.Context, id string, m llm.Message) error {
+	_, err := r.s.AppendMessage(ctx, id, m)
+	return err
+}
+
+func (r sessionRecorder) RecordToolCall(ctx context.Context, id string, rec agent.ToolRecord) error {
+	return r.s.RecordToolCall(ctx, id, session.ToolCall{CallID: rec.CallID, Name: rec.Name, Args: rec.Args,
+		Result: rec.Result, Status: rec.Status, Error: rec.Error, Duration: rec.Duration})
+}
+
+func (r sessionRecorder) End(ctx context.Context, id string) error { return r.s.EndSession(ctx, id) }
+
+func (r sessionRecorder) Close() error { return r.s.Close() }

@@ -1,0 +1,28 @@
+package cli_test
+
+import (
+	"regexp"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// envfrom VAR REGEXP [stdout|stderr]: set $VAR to the first submatch of REGEXP in the
+// last command's output (stdout by default), e.g. a session id a command printed.
+func init() {
+	scriptCmds["envfrom"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 || len(args) > 3 {
+			ts.Fatalf("usage: envfrom VAR REGEXP [stdout|stderr]")
+		}
+		text := ts.ReadFile("stdout")
+		if len(args) == 3 {
+			text = ts.ReadFile(args[2])
+		}
+		re, err := regexp.Compile(`(?m)` + args[1])
+		ts.Check(err)
+		m := re.FindStringSubmatch(text)
+		if len(m) < 2 {
+			ts.Fatalf("envfrom: %q does not match the output", args[1])
+		}
+		ts.Setenv(args[0], m[1])
+	}
+}
