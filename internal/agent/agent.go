@@ -100,7 +100,7 @@ type LLMMiddleware interface {
 
 // Agent runs turns. One Agent may serve many sessions, one turn at a time each.
 type Agent struct {
-	o   Options
+	o          Options
 	cur        atomic.Pointer[attemptState]
 	maxRetries atomic.Int32
 }

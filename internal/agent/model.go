@@ -314,7 +314,6 @@ func nilIfZero(n int) any {
 	return n
 }
 
-
 // attemptState is the model call in flight, for the retry observers.
 type attemptState struct {
 	ctx     context.Context
