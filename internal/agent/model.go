@@ -31,8 +31,10 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		"model": a.o.Model, "provider": a.o.Provider, "base_url": a.o.BaseURL, "api_mode": "chat_completions",
 		"api_call_count": t.APICalls,
 	}
+	var pre map[string]any
 	if a.has("pre_api_request") {
 		p := clone(base)
+		pre = p
 		p["user_message"] = userText
 		p["conversation_history"] = messagesAsMaps(s.Messages)
 		p["retry_count"] = 0
@@ -55,7 +57,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 	}
 
-	st := &attemptState{ctx: ctx, base: base, request: requestMap(req), started: started}
+	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started}
 	a.cur.Store(st)
 	stream := newStreamObserver(a, ctx, s, t, iter)
 	var onDelta func(llm.Delta)
@@ -318,6 +320,7 @@ func nilIfZero(n int) any {
 type attemptState struct {
 	ctx     context.Context
 	base    map[string]any
+	pre     map[string]any // the first attempt's pre_api_request payload
 	request map[string]any
 	started time.Time
 }
@@ -341,8 +344,10 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 			return
 		}
 		p := clone(st.base)
+		if st.pre != nil {
+			p = clone(st.pre)
+		}
 		p["retry_count"] = attempt
-		p["request"] = st.request
 		p["started_at"] = float64(a.o.Now().UnixNano()) / 1e9
 		a.fire(st.ctx, "pre_api_request", p)
 	}
