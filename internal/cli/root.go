@@ -136,6 +136,7 @@ func newRootCmd(ctx context.Context, app *App) *cobra.Command {
 		newConfigCmd(app),
 		newDemoCmd(app),
 		newChatCmd(app),
+		newSessionsCmd(app),
 	)
 	return root
 }

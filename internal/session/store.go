@@ -152,6 +152,10 @@ func unreadable(path string, err error) error {
 	return fmt.Errorf("session store %s is unreadable: %w (move it aside to start a new one)", path, err)
 }
 
+// SetClock replaces the clock that stamps messages and sessions (tests and seed
+// data use a fixed one).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
 
