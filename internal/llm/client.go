@@ -121,13 +121,23 @@ func (c *client) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 			return nil, fmt.Errorf("chat completions request to %s: %w", c.endpoint, ctx.Err())
 		}
 		var ae *APIError
-		if !errors.As(err, &ae) || !ae.Retryable || emitted || attempt >= c.cfg.MaxRetries {
+		if !errors.As(err, &ae) {
 			return nil, err
 		}
+		retry := ae.Retryable && !emitted && attempt < c.cfg.MaxRetries
 		wait := c.backoff(attempt, ae.RetryAfter)
-		if ae.RetryAfter > maxRetryAfter {
+		if retry && ae.RetryAfter > maxRetryAfter {
 			ae.Message += fmt.Sprintf(" (the server asks to retry after %s)", ae.RetryAfter.Round(time.Second))
-			return nil, ae
+			retry = false
+		}
+		if !retry {
+			wait = 0
+		}
+		if c.cfg.OnAttemptError != nil {
+			c.cfg.OnAttemptError(ctx, attempt, ae, retry, wait)
+		}
+		if !retry {
+			return nil, err
 		}
 		if c.cfg.OnRetry != nil {
 			c.cfg.OnRetry(attempt+1, ae, wait)

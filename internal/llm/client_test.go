@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -455,5 +456,32 @@ func TestNetworkError(t *testing.T) {
 	var ae *llm.APIError
 	if !errors.As(err, &ae) || ae.Reason != llm.ReasonNetwork || !ae.Retryable || len(sl.d) != 2 {
 		t.Fatalf("err = %v (%+v), waits %v", err, ae, sl.d)
+	}
+}
+
+type ctxKey struct{}
+
+// TestAttemptCallbacks: OnAttempt before every attempt and OnAttemptError after every
+// failed one, each with the Chat call's ctx (the hook fire sites for pre_api_request
+// and api_request_error).
+func TestAttemptCallbacks(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Status: 500, Repeat: 2}, llmtest.Status(400, "bad"))
+	var log []string
+	c, _, _ := newClient(t, srv, func(c *llm.Config) {
+		c.OnAttempt = func(ctx context.Context, attempt int) {
+			log = append(log, fmt.Sprintf("attempt %d %v", attempt, ctx.Value(ctxKey{})))
+		}
+		c.OnAttemptError = func(ctx context.Context, attempt int, err *llm.APIError, retry bool, wait time.Duration) {
+			log = append(log, fmt.Sprintf("error %d %d %v %v %v", attempt, err.Status, retry, wait > 0, ctx.Value(ctxKey{})))
+		}
+	})
+	ctx := context.WithValue(context.Background(), ctxKey{}, "turn-1")
+	if _, err := c.Chat(ctx, hello, nil); err == nil {
+		t.Fatal("no error")
+	}
+	want := "attempt 0 turn-1|error 0 500 true true turn-1|attempt 1 turn-1|error 1 500 true true turn-1|attempt 2 turn-1|error 2 400 false false turn-1"
+	if got := strings.Join(log, "|"); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

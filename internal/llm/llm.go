@@ -238,6 +238,10 @@ type Config struct {
 	// OnAttempt, if set, is called before every HTTP attempt (attempt 0 is the first
 	// try), with the Chat call's ctx; the pre_api_request hook fires here.
 	OnAttempt func(ctx context.Context, attempt int)
+	// OnAttemptError, if set, is called after every failed attempt (not when ctx is
+	// cancelled), with whether it will be retried and after how long; the
+	// api_request_error hook fires here. The last failure is also Chat's error.
+	OnAttemptError func(ctx context.Context, attempt int, err *APIError, willRetry bool, wait time.Duration)
 	// OnRetry, if set, is called after a failed attempt that will be retried, with the
 	// error (an *APIError) and the wait before the next attempt.
 	OnRetry func(attempt int, err error, wait time.Duration)
