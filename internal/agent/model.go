@@ -66,13 +66,20 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	}
 	do := func(body map[string]any) (any, error) {
 		applyRequestMap(&req, body)
-		return a.o.Client.Chat(ctx, req, onDelta)
+		r, err := a.o.Client.Chat(ctx, req, onDelta)
+		if err != nil {
+			return nil, err
+		}
+		return wireResponse{r}, nil
 	}
 	var resp *llm.Response
 	var err error
 	if a.o.Middleware != nil {
 		var out any
 		out, err = a.o.Middleware.Execute(ctx, requestMap(req), clone(base), do)
+		if err == nil && out == nil {
+			err = fmt.Errorf("llm_execution middleware returned no response")
+		}
 		if err == nil {
 			resp, err = asResponse(out)
 		}
@@ -80,7 +87,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		var out any
 		out, err = do(requestMap(req))
 		if err == nil {
-			resp = out.(*llm.Response)
+			resp = out.(wireResponse).r
 		}
 	}
 	ended := a.o.Now()
@@ -282,6 +289,8 @@ func responseMap(r *llm.Response) map[string]any {
 // from next_call, or a body a middleware built itself.
 func asResponse(v any) (*llm.Response, error) {
 	switch r := v.(type) {
+	case wireResponse:
+		return r.r, nil
 	case *llm.Response:
 		return r, nil
 	case map[string]any:
@@ -300,6 +309,12 @@ func asResponse(v any) (*llm.Response, error) {
 	}
 	return nil, fmt.Errorf("llm_execution middleware returned %T, not a model response", v)
 }
+
+// wireResponse is a model response as middleware sees it through next_call: the
+// chat-completions shape, not Go field names.
+type wireResponse struct{ r *llm.Response }
+
+func (w wireResponse) MarshalJSON() ([]byte, error) { return json.Marshal(responseMap(w.r)) }
 
 func clone(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m)+8)

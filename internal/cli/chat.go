@@ -137,6 +137,7 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		SystemSections: m.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
+		Middleware:     m.LLMMiddleware(),
 	})
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)

@@ -497,3 +497,27 @@ func (t toolMiddleware) ToolExecution(ctx context.Context, c tools.Call, args ma
 	}
 	return string(b), nil
 }
+
+// LLMMiddleware is the llm_request / llm_execution chains as the agent calls them.
+func (m *Manager) LLMMiddleware() LLMChains { return LLMChains{m} }
+
+// LLMChains adapts the manager's chains to the agent.
+type LLMChains struct{ m *Manager }
+
+// Request runs llm_request: each callback may return {"request": {...}}.
+func (c LLMChains) Request(ctx context.Context, req, meta map[string]any) map[string]any {
+	if !c.m.HasMiddleware("llm_request") {
+		return nil
+	}
+	out, _ := c.m.RequestMiddleware(ctx, "llm_request", "request", req, meta)
+	return out
+}
+
+// Execute runs llm_execution around next.
+func (c LLMChains) Execute(ctx context.Context, req, meta map[string]any, next func(map[string]any) (any, error)) (any, error) {
+	if !c.m.HasMiddleware("llm_execution") {
+		return next(req)
+	}
+	return c.m.ExecutionMiddleware(ctx, "llm_execution", "request", req, meta,
+		func(ctx context.Context, v map[string]any) (any, error) { return next(v) })
+}
