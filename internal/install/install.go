@@ -512,35 +512,47 @@ func blockedMessage(reasonFmt string, rep *ScanReport) string {
 	return b.String()
 }
 
-// publish swaps the staged tree in with one rename (moving an existing tree aside
-// first) and records the metadata row. txn.json makes an interrupted publish
-// recoverable; a failure here puts the old tree back.
+// publish puts the staged tree in place and records the metadata row. A new plugin
+// is one rename; a replaced one is swapped in with one atomic exchange (Linux), or
+// moved aside and renamed in elsewhere. txn.json, written first, lets the next run
+// finish or undo an interrupted publish; a failure here puts the old tree back.
 func publish(pluginsDir, stage, name string, row Row, metaPath string) error {
-	if err := writeTxn(stage, txn{Op: "install", Name: name, Row: &row}); err != nil {
+	staged := filepath.Join(stage, stagedTree)
+	id, ok := idOf(staged)
+	if !ok {
+		return fmt.Errorf("stat staged tree %s", staged)
+	}
+	if err := writeTxn(stage, txn{Op: "install", Name: name, Row: &row, Tree: &id}); err != nil {
 		return fmt.Errorf("record install transaction: %w", err)
 	}
 	target := filepath.Join(pluginsDir, name)
 	old := filepath.Join(stage, oldTree)
-	moved := false
-	if exists(target) {
+	undo := func() {}
+	switch {
+	case !exists(target):
+		if err := os.Rename(staged, target); err != nil {
+			return fmt.Errorf("publish %s: %w", name, err)
+		}
+		undo = func() { _ = os.Rename(target, staged) }
+	case exchange(staged, target) == nil:
+		// staged now holds the old tree.
+		undo = func() { _ = exchange(staged, target) }
+	default:
 		if err := os.Rename(target, old); err != nil {
 			return fmt.Errorf("move the existing %s aside: %w", name, err)
 		}
-		moved = true
-	}
-	if err := os.Rename(filepath.Join(stage, stagedTree), target); err != nil {
-		if moved {
+		if err := os.Rename(staged, target); err != nil {
+			_ = os.Rename(old, target)
+			return fmt.Errorf("publish %s: %w", name, err)
+		}
+		undo = func() {
+			_ = os.Rename(target, staged)
 			_ = os.Rename(old, target)
 		}
-		return fmt.Errorf("publish %s: %w", name, err)
 	}
 	syncDir(pluginsDir)
 	if err := updateRow(metaPath, name, &row); err != nil {
-		// Undo: take the new tree out again and put the old one back.
-		_ = os.Rename(target, filepath.Join(stage, stagedTree))
-		if moved {
-			_ = os.Rename(old, target)
-		}
+		undo()
 		return err
 	}
 	return nil

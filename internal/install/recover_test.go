@@ -133,19 +133,22 @@ func TestRecoverEveryPublishStep(t *testing.T) {
 			os.MkdirAll(filepath.Join(stage, stagedTree), 0o700)
 		}, state{"old", oldRow.Revision}},
 		{"txn written", func(t *testing.T, dir, stage string) {
-			mkTree(t, filepath.Join(stage, stagedTree), "new")
-			writeTxn(stage, txn{Op: "install", Name: "p", Row: &row})
+			stageTxn(t, stage, row)
 		}, state{"old", oldRow.Revision}},
 		{"old moved aside", func(t *testing.T, dir, stage string) {
-			mkTree(t, filepath.Join(stage, stagedTree), "new")
-			writeTxn(stage, txn{Op: "install", Name: "p", Row: &row})
+			stageTxn(t, stage, row)
 			os.Rename(filepath.Join(dir, "p"), filepath.Join(stage, oldTree))
 		}, state{"old", oldRow.Revision}},
 		{"new in place, metadata not written", func(t *testing.T, dir, stage string) {
-			mkTree(t, filepath.Join(stage, stagedTree), "new")
-			writeTxn(stage, txn{Op: "install", Name: "p", Row: &row})
+			stageTxn(t, stage, row)
 			os.Rename(filepath.Join(dir, "p"), filepath.Join(stage, oldTree))
 			os.Rename(filepath.Join(stage, stagedTree), filepath.Join(dir, "p"))
+		}, state{"new", row.Revision}},
+		{"exchanged, metadata not written", func(t *testing.T, dir, stage string) {
+			stageTxn(t, stage, row)
+			if err := exchange(filepath.Join(stage, stagedTree), filepath.Join(dir, "p")); err != nil {
+				t.Skip("no atomic exchange here:", err)
+			}
 		}, state{"new", row.Revision}},
 		{"remove: tree moved away", func(t *testing.T, dir, stage string) {
 			writeTxn(stage, txn{Op: "remove", Name: "p"})
@@ -177,6 +180,15 @@ func TestRecoverEveryPublishStep(t *testing.T) {
 				t.Fatalf("state %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func stageTxn(t *testing.T, stage string, row Row) {
+	t.Helper()
+	mkTree(t, filepath.Join(stage, stagedTree), "new")
+	id, _ := idOf(filepath.Join(stage, stagedTree))
+	if err := writeTxn(stage, txn{Op: "install", Name: "p", Row: &row, Tree: &id}); err != nil {
+		t.Fatal(err)
 	}
 }
 

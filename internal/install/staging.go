@@ -34,6 +34,9 @@ type txn struct {
 	Op   string `json:"op"` // "install" or "remove"
 	Name string `json:"name"`
 	Row  *Row   `json:"row,omitempty"` // install: the row to record; nil means no row
+	// Tree identifies the staged tree (install), so recovery can tell whether it
+	// has been published.
+	Tree *fileID `json:"tree,omitempty"`
 }
 
 // lockPlugins takes the exclusive plugins-dir lock, waiting for another hermes that
@@ -110,10 +113,10 @@ func exists(p string) bool {
 // directory. It must be called with the plugins-dir lock held. Rules per staging
 // folder:
 //   - no txn.json: nothing was published yet → delete it (old state stays);
-//   - install, staged tree still there: the swap never happened → put a moved-aside
-//     old tree back, delete the folder (old state);
-//   - install, staged tree gone: the new tree is in place → record its row (again),
-//     delete the folder (new state);
+//   - install, the tree at the target is the staged one (same device and inode):
+//     it was published → record its row (again), delete the folder (new state);
+//   - install, otherwise: it was not → put a moved-aside old tree back, delete the
+//     folder (old state);
 //   - remove: the tree was moved away → drop the row, delete the folder (new state).
 func recoverStaging(dir string, metaPath string, note func(string)) error {
 	entries, err := os.ReadDir(dir)
@@ -145,7 +148,8 @@ func recoverOne(dir, stage, metaPath string, note func(string)) error {
 	target := filepath.Join(dir, t.Name)
 	switch t.Op {
 	case "install":
-		if exists(filepath.Join(stage, stagedTree)) {
+		cur, ok := idOf(target)
+		if !ok || t.Tree == nil || cur != *t.Tree {
 			if old := filepath.Join(stage, oldTree); exists(old) && !exists(target) {
 				if err := os.Rename(old, target); err != nil {
 					return err
