@@ -139,7 +139,7 @@ func (s *syncBuffer) String() string {
 }
 
 // newTestEnv writes the plugins into a fresh HERMES_HOME, enables them, and loads.
-func newTestEnv(t *testing.T, plugins map[string]string, extraConfig string) *testEnv {
+func newTestEnv(t testing.TB, plugins map[string]string, extraConfig string) *testEnv {
 	t.Helper()
 	e := prepareEnv(t, plugins, extraConfig)
 	if err := e.m.Load(context.Background(), nil); err != nil {
@@ -149,7 +149,7 @@ func newTestEnv(t *testing.T, plugins map[string]string, extraConfig string) *te
 }
 
 // prepareEnv is newTestEnv without the Load.
-func prepareEnv(t *testing.T, plugins map[string]string, extraConfig string) *testEnv {
+func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *testEnv {
 	t.Helper()
 	h := home.Home{Dir: t.TempDir(), Profile: "custom"}
 	var names []string
@@ -190,7 +190,7 @@ func prepareEnv(t *testing.T, plugins map[string]string, extraConfig string) *te
 	return env
 }
 
-func closeBounded(t *testing.T, m *Manager) {
+func closeBounded(t testing.TB, m *Manager) {
 	done := make(chan struct{})
 	go func() { m.Close(context.Background()); close(done) }()
 	select {
@@ -200,7 +200,7 @@ func closeBounded(t *testing.T, m *Manager) {
 	}
 }
 
-func mustWrite(t *testing.T, path, content string) {
+func mustWrite(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
