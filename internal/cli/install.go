@@ -121,10 +121,10 @@ func installFail(err error) error {
 // ---- install ----------------------------------------------------------------------
 
 type installOptions struct {
-	ref                 string
-	force               bool
-	enable, noEnable    bool
-	skipEnv, noCapsFlag bool
+	ref              string
+	force            bool
+	enable, noEnable bool
+	skipEnv, noGrant bool
 }
 
 func newPluginsInstallCmd(app *App) *cobra.Command {
@@ -149,18 +149,29 @@ func newPluginsInstallCmd(app *App) *cobra.Command {
 	f.BoolVar(&o.enable, "enable", false, "enable the plugin after installing (no prompt)")
 	f.BoolVar(&o.noEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	f.BoolVar(&o.skipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
-	f.BoolVar(&o.noCapsFlag, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
+	f.BoolVar(&o.noGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
 	cmd.MarkFlagsMutuallyExclusive("enable", "no-enable")
 	return cmd
 }
 
 func pluginsInstall(ctx context.Context, app *App, identifier string, o installOptions) error {
+	_, err := installAndSetUp(ctx, app, install.Request{Identifier: identifier, Ref: o.ref, Force: o.force}, o)
+	return err
+}
+
+// installAndSetUp runs one install.Request through the whole CLI path: the scan
+// setting and the caution question on a terminal, the install itself, requires_env
+// prompts, the enable decision (o.enable / o.noEnable, else a prompt on a terminal)
+// and capability consent. Catalog and pack commands call it once per plugin with a
+// Request carrying URL, Subdir, Ref and Catalog provenance; o.ref and o.force are
+// not read (they are in req).
+func installAndSetUp(ctx context.Context, app *App, req install.Request, o installOptions) (*install.Result, error) {
 	in, err := app.installer()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	req := install.Request{Identifier: identifier, Ref: o.ref, Force: o.force, ScanDisabled: !app.scanOnInstall()}
-	if app.IO.CanPrompt() {
+	req.ScanDisabled = req.ScanDisabled || !app.scanOnInstall()
+	if app.IO.CanPrompt() && req.ConfirmCaution == nil {
 		req.ConfirmCaution = func(rep *install.ScanReport) bool {
 			fmt.Fprintln(app.IO.Out, "⚠ Security scan flagged this plugin:")
 			fmt.Fprintln(app.IO.Out, strings.TrimRight(rep.Report, "\n"))
@@ -169,13 +180,13 @@ func pluginsInstall(ctx context.Context, app *App, identifier string, o installO
 	}
 	res, err := in.Install(ctx, req)
 	if err != nil {
-		return installFail(err)
+		return nil, installFail(err)
 	}
 	w := app.IO.Out
 	for _, warn := range res.Warnings {
 		app.warn(warn)
 	}
-	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe && res.Scan.Report != "" && !app.IO.CanPrompt() {
+	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe && res.Scan.Report != "" && (req.Force || !app.IO.CanPrompt()) {
 		fmt.Fprintln(app.IO.Err, strings.TrimRight(res.Scan.Report, "\n"))
 	}
 	for _, c := range res.Created {
@@ -198,7 +209,7 @@ func pluginsInstall(ctx context.Context, app *App, identifier string, o installO
 		fmt.Fprintf(w, "%s declares Python dependencies (not installed automatically): %s\n  Install them with: pip install %s\n", res.Name, strings.Join(deps, ", "), strings.Join(deps, " "))
 	}
 	if err := promptRequiresEnv(ctx, app, res.Name, res.Manifest, o.skipEnv); err != nil {
-		return err
+		return res, err
 	}
 
 	enable := o.enable
@@ -210,22 +221,22 @@ func pluginsInstall(ctx context.Context, app *App, identifier string, o installO
 		}
 	}
 	// --no-grant: the consent step runs as it would without a terminal (fail closed).
-	if o.noCapsFlag && app.IO.InTTY {
+	if o.noGrant && app.IO.InTTY {
 		app.IO.InTTY = false
 		defer func() { app.IO.InTTY = true }()
 	}
 	if enable {
-		return pluginsEnable(ctx, app, res.Name, enableOptions{}, false, false)
+		return res, pluginsEnable(ctx, app, res.Name, enableOptions{}, false, false)
 	}
 	declared := capability.KnownOnly(res.Manifest.Capabilities)
 	if len(declared) == 0 {
-		return nil
+		return res, nil
 	}
 	m, p, err := resolveInstalled(app, res.Name)
 	if err != nil {
-		return err
+		return res, err
 	}
-	return runCapabilityConsent(ctx, app, m, p.Key, declared, "requests")
+	return res, runCapabilityConsent(ctx, app, m, p.Key, declared, "requests")
 }
 
 // resolveInstalled finds a just-installed or updated plugin through discovery.
