@@ -205,6 +205,21 @@ func FromConfig(ctx context.Context, settings map[string]any, env func(string) s
 	return cfg, nil
 }
 
+// ModelSection reads config.yaml's "model" value for FromConfig: a mapping as is, and
+// the short form `model: some/model-id` as {"default": "some/model-id"}; anything
+// else (absent, null) is nil.
+func ModelSection(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case string:
+		if strings.TrimSpace(x) != "" {
+			return map[string]any{"default": strings.TrimSpace(x)}
+		}
+	}
+	return nil
+}
+
 func providerNames() []string {
 	names := make([]string, 0, len(Providers))
 	for n := range Providers {

@@ -70,3 +70,18 @@ func TestFromConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestModelSection(t *testing.T) {
+	if got := llm.ModelSection("openai/gpt-5"); got["default"] != "openai/gpt-5" {
+		t.Errorf("string form: %v", got)
+	}
+	m := map[string]any{"default": "x"}
+	if got := llm.ModelSection(m); got["default"] != "x" {
+		t.Errorf("map form: %v", got)
+	}
+	for _, v := range []any{nil, "  ", 3} {
+		if got := llm.ModelSection(v); got != nil {
+			t.Errorf("ModelSection(%v) = %v", v, got)
+		}
+	}
+}
