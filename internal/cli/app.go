@@ -14,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/plugins"
@@ -49,6 +50,9 @@ type App struct {
 	homeVal   *home.Home
 	warned    int         // manager warnings already shown
 	configDoc *config.Doc // config.yaml as migrate parsed it, for the next Manager
+	// approver is the interactive approval prompt of the last Manager (nil when no
+	// human can answer); chat may point its Prompter at its own line reader.
+	approver *approval.Approver
 }
 
 // NewApp builds the production App from the process environment.
@@ -95,7 +99,7 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	}
 	doc := a.configDoc
 	a.configDoc = nil
-	m := plugins.New(plugins.Options{
+	opts := plugins.Options{
 		Config:      doc,
 		Home:        h,
 		Env:         a.Env,
@@ -104,8 +108,18 @@ func (a *App) Manager() (*plugins.Manager, error) {
 		Builtins:    builtinPlugins(),
 		Sink:        a.pluginLine,
 		Logger:      a.logger(),
-	})
+	}
+	if a.approver = a.newApprover(h); a.approver != nil {
+		opts.Approver = a.approver
+	}
+	m := plugins.New(opts)
 	if err := m.Discover(); err != nil {
+		return nil, err
+	}
+	if a.approver != nil {
+		a.approver.SetHooks(managerHooks{m})
+	}
+	if err := a.registerBuiltinTools(m, a.approver); err != nil {
 		return nil, err
 	}
 	a.warned = 0
