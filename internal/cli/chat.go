@@ -92,6 +92,9 @@ func runChat(ctx context.Context, app *App, o *chatOptions) error {
 		}
 	}
 
+	// Ctrl-C belongs to the chat from here on: it stops the running turn, not
+	// hermes (interruptOnSignal), so the session outlives the root's signal context.
+	ctx = context.WithoutCancel(ctx)
 	cs, err := newChatSession(ctx, app, m, o)
 	if err != nil {
 		return err

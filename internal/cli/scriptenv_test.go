@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"os"
 	"regexp"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -24,5 +26,24 @@ func init() {
 			ts.Fatalf("envfrom: %q does not match the output", args[1])
 		}
 		ts.Setenv(args[0], m[1])
+	}
+}
+
+// waitfile PATH: wait (up to a minute) until PATH exists, e.g. a marker a plugin
+// hook writes, so a script can act at a known point of a background command.
+func init() {
+	scriptCmds["waitfile"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: waitfile PATH")
+		}
+		path := ts.MkAbs(args[0])
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(path); err == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		ts.Fatalf("waitfile: %s did not appear within a minute", args[0])
 	}
 }
