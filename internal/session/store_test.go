@@ -465,3 +465,70 @@ func TestCrashLosesNothing(t *testing.T) {
 		t.Fatalf("after the crash: %d messages, %v", len(msgs), err)
 	}
 }
+
+// TestConcurrentProcesses: three processes append at once, each to its own session
+// and all to a shared one, through SQLite's file locks (WAL + busy timeout).
+func TestConcurrentProcesses(t *testing.T) {
+	const each = 30
+	if path := os.Getenv("HERMES_SESSION_WRITER_PATH"); path != "" {
+		ctx := context.Background()
+		s, err := session.Open(ctx, path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		defer s.Close()
+		me := os.Getenv("HERMES_SESSION_WRITER")
+		id, err := s.NewSession(ctx, session.Session{ID: "own-" + me})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		for j := range each {
+			for _, target := range []string{id, "shared"} {
+				if _, err := s.AppendMessage(ctx, target, llm.Message{Role: "user", Content: fmt.Sprintf("%s %d", me, j)}); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(3)
+				}
+			}
+		}
+		return
+	}
+	path := filepath.Join(t.TempDir(), session.FileName)
+	s := open(t, path)
+	if _, err := s.NewSession(context.Background(), session.Session{ID: "shared"}); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for i := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentProcesses$")
+		cmd.Env = append(os.Environ(), "HERMES_SESSION_WRITER_PATH="+path, fmt.Sprintf("HERMES_SESSION_WRITER=%d", i))
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("writer %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	ctx := context.Background()
+	for i := range 3 {
+		if msgs, err := s.Messages(ctx, fmt.Sprintf("own-%d", i)); err != nil || len(msgs) != each {
+			t.Errorf("writer %d's session: %d messages, %v", i, len(msgs), err)
+		}
+	}
+	hist, err := s.History(ctx, "shared")
+	if err != nil || len(hist) != 3*each {
+		t.Fatalf("shared: %d messages, %v", len(hist), err)
+	}
+	for i, m := range hist {
+		if m.Seq != i+1 {
+			t.Fatalf("seq %d at position %d", m.Seq, i)
+		}
+	}
+}
