@@ -198,6 +198,8 @@ func TestSearch(t *testing.T) {
 		{term: "col:umn*", want: []string{b + ":1"}},
 		{term: "syntax-like", want: []string{b + ":1"}},
 		{term: "nothing-here", want: nil},
+		{term: "!!! ***", want: nil},
+		{term: "ZÉBRA", want: []string{b + ":2", a + ":2"}}, // case and accents are folded
 		{term: "   ", wantErr: true},
 	}
 	for _, tc := range cases {
