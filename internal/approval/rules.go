@@ -329,6 +329,27 @@ func Classify(cmd string) Verdict {
 			hard(KeyRedirectDevice)
 		}
 	}
+	// cd / && rm -rf * : the relative operand means whatever the cd reached.
+	cwdKey := ""
+	for _, c := range a.cmds {
+		switch {
+		case c.name == "cd" || c.name == "pushd":
+			cwdKey = ""
+			if ops := operands(c.args); len(ops) == 0 {
+				cwdKey = KeyHomeDelete // plain cd goes home
+			} else if d := ops[0]; isRootPath(d) {
+				cwdKey = KeyRootDelete
+			} else if isSystemDir(d) {
+				cwdKey = KeySystemDelete
+			} else if isHomeDir(d) {
+				cwdKey = KeyHomeDelete
+			}
+		case c.name == "rm" && cwdKey != "" && recursive(c.args):
+			if anyOperand(c.args, func(p string) bool { return oneOf(p, "*", ".", "./", "./*", ".*") }) {
+				hard(cwdKey)
+			}
+		}
+	}
 	for _, line := range a.unparsed {
 		if rawForkBomb.MatchString(line) {
 			hard(KeyForkBomb)

@@ -61,6 +61,14 @@ func TestClassifyHardline(t *testing.T) {
 		{"init 0", KeyShutdown},
 		{"chmod -R 777 /", KeyChmodRoot},
 		{"chmod -R a+w /etc", KeyChmodRoot},
+		{"cd / && rm -rf *", KeyRootDelete},
+		{"cd /etc; rm -rf .", KeySystemDelete},
+		{"cd && rm -rf *", KeyHomeDelete},
+		{"alias x='rm -rf /'; x", KeyRootDelete},
+		{"time rm -rf /", KeyRootDelete},
+		{`\rm -rf /`, KeyRootDelete},
+		{`"rm" -rf /`, KeyRootDelete},
+		{"sudo -u root rm -rf /", KeyRootDelete},
 		{"rm -rf / ; (", KeyRootDelete}, // the parse fails on line 1's tail; the raw fallback still sees it
 
 		// Look-alikes that must not be hardline.
@@ -87,6 +95,9 @@ func TestClassifyHardline(t *testing.T) {
 		{"init 3", ""},
 		{"chmod -R 777 ./public", ""},
 		{"chmod 755 /usr/local/bin/tool", ""},
+		{"cd /tmp/work && rm -rf *", ""},
+		{"cd / && ls", ""},
+		{"cd /etc && rm -rf ./old-backup", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {

@@ -243,6 +243,13 @@ func (a *analysis) payloads(c *command, depth int) {
 		}
 	case c.name == "eval":
 		a.add(strings.Join(c.args, " "), depth+1)
+	case c.name == "alias":
+		// alias x='rm -rf /': the value is code once the alias is used.
+		for _, arg := range c.args {
+			if _, v, ok := strings.Cut(arg, "="); ok {
+				a.add(v, depth+1)
+			}
+		}
 	}
 }
 
