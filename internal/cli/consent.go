@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
@@ -18,7 +17,7 @@ func (a *App) confirm(prompt string) bool {
 		return false
 	}
 	fmt.Fprint(a.IO.Out, prompt)
-	line, err := bufio.NewReader(a.IO.In).ReadString('\n')
+	line, err := readLine(a.IO.In)
 	if err != nil && line == "" {
 		fmt.Fprintln(a.IO.Out)
 		return false

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -282,7 +281,6 @@ func promptRequiresEnv(ctx context.Context, app *App, name string, m *manifest.M
 		return nil
 	}
 	fmt.Fprintf(app.IO.Out, "%s needs these environment variables (saved to %s; leave empty to skip):\n", name, h.EnvPath())
-	reader := bufio.NewReader(app.IO.In)
 	for _, e := range missing {
 		label := e.Name
 		if e.Description != "" {
@@ -295,10 +293,10 @@ func promptRequiresEnv(ctx context.Context, app *App, name string, m *manifest.M
 		var val string
 		var rerr error
 		if e.Secret || secretName(e.Name) {
-			val, rerr = readNoEcho(app.IO.In, reader)
+			val, rerr = readNoEcho(app.IO.In)
 			fmt.Fprintln(app.IO.Out)
 		} else {
-			val, rerr = reader.ReadString('\n')
+			val, rerr = readLine(app.IO.In)
 		}
 		val = strings.TrimRight(val, "\r\n")
 		if rerr != nil && val == "" {
@@ -328,8 +326,27 @@ func secretName(name string) bool {
 	return false
 }
 
+// readLine reads one line a byte at a time, so no later prompt's answer is
+// swallowed into a buffer (stdin may be a pipe feeding several answers).
+func readLine(in io.Reader) (string, error) {
+	var b []byte
+	var c [1]byte
+	for {
+		n, err := in.Read(c[:])
+		if n == 1 {
+			b = append(b, c[0])
+			if c[0] == '\n' {
+				return string(b), nil
+			}
+		}
+		if err != nil {
+			return string(b), err
+		}
+	}
+}
+
 // readNoEcho reads one line with terminal echo off when in is a terminal.
-func readNoEcho(in io.Reader, reader *bufio.Reader) (string, error) {
+func readNoEcho(in io.Reader) (string, error) {
 	if f, ok := in.(*os.File); ok {
 		fd := int(f.Fd())
 		if old, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
@@ -340,7 +357,7 @@ func readNoEcho(in io.Reader, reader *bufio.Reader) (string, error) {
 			}
 		}
 	}
-	return reader.ReadString('\n')
+	return readLine(in)
 }
 
 // ---- update -----------------------------------------------------------------------
