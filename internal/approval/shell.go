@@ -44,6 +44,9 @@ const maxPayloadDepth = 6
 const maxCommandBytes = 256 << 10
 
 func analyze(src string) *analysis {
+	// The parser wants UTF-8. An invalid byte cannot spell a command name the rules
+	// know, so a replacement character in its place loses nothing.
+	src = strings.ToValidUTF8(src, "\uFFFD")
 	a := &analysis{}
 	a.add(src, 0)
 	return a
