@@ -13,11 +13,17 @@ import (
 )
 
 const (
-	// maxLineScan: a longer line is evaluated in windows of ±lineWindow bytes around
-	// each literal, so a 50 MB one-line file costs linear time, not rules × line length
-	// per literal.
+	// maxLineScan: a longer line is evaluated in windows around each literal
+	// (lineBack before it, lineWindow after), once per window and rule, so the work
+	// stays linear in the line's length instead of rules × length per literal.
 	maxLineScan = 8 << 10
-	lineWindow  = 2 << 10
+	lineWindow  = 4 << 10
+	lineBack    = 256
+	// maxLongLine: rules are checked on the first maxLongLine bytes of a line. Past
+	// that, a literal of some rule gets the line reported as long_line_unscanned
+	// (high) instead: a 50 MB one-line file costs one automaton pass, not minutes of
+	// regular expressions, and cannot hide a payload without being flagged.
+	maxLongLine = 1 << 20
 	// mmapMin: files at least this big are mapped instead of read.
 	mmapMin = 256 << 10
 	// hitBatch bounds the literal-hit buffer; the automaton resumes after each batch.
@@ -195,6 +201,7 @@ type fileState struct {
 	docLine                    bool // inside or on the boundary of a triple-quoted string
 	inDoc                      bool // state after the current line
 	invisibleDone              bool
+	longReported               bool
 	// lazily computed per-file context
 	owners   *ownerTracker
 	mainBody map[int]bool
@@ -253,7 +260,7 @@ func (st *fileState) enterLine(start int) {
 	st.countedTo = ls
 	st.lineStart, st.lineEnd = ls, le
 	clear(st.fsc.done)
-	st.invisibleDone = false
+	st.invisibleDone, st.longReported = false, false
 	// Triple-quote bookkeeping (upstream _compute_docstring_lines): each line whose
 	// count of one marker is odd toggles "inside"; a line inside, or holding a marker,
 	// is docstring prose. Only lines holding a marker change the state, and those
@@ -285,9 +292,20 @@ func (st *fileState) onHit(start, end, lit int) {
 					Description: fmt.Sprintf("invisible unicode character %s (possible text hiding/injection)", c.name)})
 			}
 		case kRule:
-			if !st.docLine {
-				st.evalRule(rules[t.idx], start, end)
+			if st.docLine {
+				continue
 			}
+			if start-st.lineStart >= maxLongLine {
+				if !st.longReported {
+					st.longReported = true
+					st.out = append(st.out, Finding{PatternID: "long_line_unscanned", Severity: sevHigh, Category: "structural",
+						File: st.rel, Line: st.lineNo, Match: fmt.Sprintf("line of %d bytes", st.lineEnd-st.lineStart),
+						Description: fmt.Sprintf("line is %d bytes long; rules were checked on its first %d bytes only and rule keywords occur after that (possible hidden payload)",
+							st.lineEnd-st.lineStart, maxLongLine)})
+				}
+				continue
+			}
+			st.evalRule(rules[t.idx], start, end)
 		case kSignal:
 			if !st.docLine {
 				st.sig.onSignal(st, t.idx, start)
@@ -311,7 +329,7 @@ func (st *fileState) evalRule(r *rule, start, end int) {
 		if start < st.fsc.winEnd[r.idx] && st.fsc.winEnd[r.idx] > st.lineStart {
 			return
 		}
-		ws, we := max(st.lineStart, start-lineWindow), min(st.lineEnd, end+lineWindow)
+		ws, we := max(st.lineStart, start-lineBack), min(st.lineEnd, end+lineWindow)
 		st.fsc.winEnd[r.idx] = we
 		line = st.data[ws:we]
 		if masked {

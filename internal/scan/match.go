@@ -13,13 +13,23 @@ var loopbackURL = ci(`https?://(?:localhost|127\.0\.0\.1|\[::1\])`)
 // notLoopbackAfter: `<head>(?![^\n]*https?://(localhost|127.0.0.1|[::1]))[^\n]*<tail>`:
 // some occurrence of head is followed, on the rest of the line, by tail and by no
 // loopback URL (a same-line loopback destination cannot move data off the machine).
+// Linear: the first head past the last loopback URL is the best candidate, and it
+// qualifies when some tail starts after it.
 func notLoopbackAfter(head, tail *regexp.Regexp) func([]byte) bool {
 	return func(line []byte) bool {
-		for _, loc := range head.FindAllIndex(line, -1) {
-			rest := line[loc[1]:]
-			if !loopbackURL.Match(rest) && tail.Match(rest) {
-				return true
+		heads := head.FindAllIndex(line, -1)
+		if heads == nil {
+			return false
+		}
+		lastLoop := -1
+		for _, l := range loopbackURL.FindAllIndex(line, -1) {
+			lastLoop = l[0]
+		}
+		for _, h := range heads {
+			if h[1] <= lastLoop {
+				continue
 			}
+			return tail.Match(line[h[1]:])
 		}
 		return false
 	}
@@ -71,16 +81,10 @@ var dnsExfilRe = ci(`\b(?:dig|nslookup|host)\s+(?:[-+@]\S*(?:\s+[^\s$"'-][^\s$]*
 // dnsExfil: the lookup command is not preceded by '-' or '/' (`(?<![-/])`), so
 // `--host 127.0.0.1 --port $PORT` does not count.
 func dnsExfil(line []byte) bool {
-	for off := 0; off < len(line); {
-		loc := dnsExfilRe.FindIndex(line[off:])
-		if loc == nil {
-			return false
-		}
-		start := off + loc[0]
-		if start == 0 || (line[start-1] != '-' && line[start-1] != '/') {
+	for _, loc := range dnsExfilRe.FindAllIndex(line, -1) {
+		if s := loc[0]; s == 0 || (line[s-1] != '-' && line[s-1] != '/') {
 			return true
 		}
-		off = start + 1
 	}
 	return false
 }
@@ -159,9 +163,10 @@ var (
 
 // unpinnedPip: `pip\s+install\s+(?!-r\s)(?!.*==)`.
 func unpinnedPip(line []byte) bool {
+	lastEq := bytes.LastIndex(line, []byte("=="))
 	for _, loc := range pipInstall.FindAllIndex(line, -1) {
 		rest := line[loc[1]:]
-		if !dashR.Match(rest) && !bytes.Contains(rest, []byte("==")) {
+		if !dashR.Match(rest) && loc[1] > lastEq {
 			return true
 		}
 	}
@@ -170,8 +175,12 @@ func unpinnedPip(line []byte) bool {
 
 // unpinnedNpm: `npm\s+install\s+(?!.*@\d)`.
 func unpinnedNpm(line []byte) bool {
+	lastAt := -1
+	for _, l := range atDigit.FindAllIndex(line, -1) {
+		lastAt = l[0]
+	}
 	for _, loc := range npmInstall.FindAllIndex(line, -1) {
-		if !atDigit.Match(line[loc[1]:]) {
+		if loc[1] > lastAt {
 			return true
 		}
 	}
@@ -198,23 +207,15 @@ func sudoUsage(line []byte) bool {
 // (AGENTS.md.bak, CLAUDE.mdx).
 func notWordAfter(re *regexp.Regexp) func([]byte) bool {
 	return func(line []byte) bool {
-		for off := 0; off < len(line); {
-			loc := re.FindIndex(line[off:])
-			if loc == nil {
-				return false
-			}
-			end := off + loc[1]
-			rest := line[end:]
-			ok := true
+		for _, loc := range re.FindAllIndex(line, -1) {
+			rest := line[loc[1]:]
 			if len(rest) > 0 && isWord(rest[0]) {
-				ok = false
-			} else if len(rest) > 1 && rest[0] == '.' && isWord(rest[1]) {
-				ok = false
+				continue
 			}
-			if ok {
-				return true
+			if len(rest) > 1 && rest[0] == '.' && isWord(rest[1]) {
+				continue
 			}
-			off += loc[0] + 1
+			return true
 		}
 		return false
 	}
