@@ -25,6 +25,9 @@ type Git struct {
 	// Environ lists the names of the variables to pass through; nil means a
 	// conservative default set (PATH, HOME, locale, proxies, ssh agent, TLS).
 	Environ []string
+
+	// trace, when set (tests), sees every command's arguments and outcome.
+	trace func(args []string, err error)
 }
 
 // GitError is a failed git command with its redacted stderr.
@@ -131,6 +134,9 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if g.trace != nil {
+		g.trace(args, err)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("Git operation timed out after %s: %w", GitTimeout, ctx.Err())

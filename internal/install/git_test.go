@@ -80,3 +80,30 @@ func TestGitEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedFetchFallsBackToFullFetch: a server speaking protocol v0 refuses a
+// non-tip commit by id ("unadvertised object"); the install fetches everything and
+// still checks out and verifies exactly that commit.
+func TestPinnedFetchFallsBackToFullFetch(t *testing.T) {
+	repo, first := newRepo(t, pluginFiles("oldproto"))
+	repo.Commit(map[string]string{"b.py": "b\n"}, "second")
+	userHome := t.TempDir()
+	os.WriteFile(filepath.Join(userHome, ".gitconfig"), []byte("[protocol]\n\tversion = 0\n"), 0o600)
+	in, _ := newInstaller(t, testEnv(t, map[string]string{"HOME": userHome}))
+	var calls []string
+	in.Git.trace = func(args []string, err error) {
+		if len(args) > 0 && args[0] == "fetch" {
+			calls = append(calls, strings.Join(args, " ")+map[bool]string{true: " -> error", false: " -> ok"}[err != nil])
+		}
+	}
+	res, err := in.Install(bg, Request{Identifier: repo.URL(), Ref: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Revision != first || gitT(t, res.Dir, "rev-parse", "HEAD") != first {
+		t.Fatalf("revision %s", res.Revision)
+	}
+	if len(calls) != 2 || !strings.Contains(calls[0], "--depth 1") || !strings.HasSuffix(calls[0], "error") || !strings.HasSuffix(calls[1], "ok") {
+		t.Fatalf("fetches: %q", calls)
+	}
+}
