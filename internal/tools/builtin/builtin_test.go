@@ -156,6 +156,15 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
+type writeCase struct {
+	name    string
+	args    map[string]any
+	wantErr string
+	file    string // path to check afterwards
+	want    string
+	created bool
+}
+
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	home := t.TempDir()
@@ -167,14 +176,7 @@ func TestWriteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cases := []struct {
-		name    string
-		args    map[string]any
-		wantErr string
-		file    string // path to check afterwards
-		want    string
-		created bool
-	}{
+	cases := []writeCase{
 		{name: "creates parents", args: map[string]any{"path": "a/b/c.txt", "content": "hello\n"}, file: "a/b/c.txt", want: "hello\n", created: true},
 		{name: "overwrites keeping mode", args: map[string]any{"path": "script.sh", "content": "#!/bin/sh\necho new\n"}, file: "script.sh", want: "#!/bin/sh\necho new\n"},
 		{name: "empty content", args: map[string]any{"path": "empty.txt", "content": ""}, file: "empty.txt", want: ""},
@@ -185,6 +187,22 @@ func TestWriteFile(t *testing.T) {
 		{name: "ssh keys", args: map[string]any{"path": "~/.ssh/authorized_keys", "content": "x"}, wantErr: "credentials"},
 		{name: "protected config", args: map[string]any{"path": protected, "content": "x"}, wantErr: "protected"},
 	}
+	// Links are followed: the protected-path check sees where a write would land.
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(dir, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(protected, filepath.Join(dir, "cfg-link")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "real.txt"), "before")
+	if err := os.Symlink("real.txt", filepath.Join(dir, "alias.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases,
+		writeCase{name: "through a dir link to ~/.ssh", args: map[string]any{"path": "keys/authorized_keys", "content": "x"}, wantErr: "credentials"},
+		writeCase{name: "through a file link to config", args: map[string]any{"path": "cfg-link", "content": "x"}, wantErr: "protected"},
+		writeCase{name: "link target written", args: map[string]any{"path": "alias.txt", "content": "after"}, file: "real.txt", want: "after"},
+	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m, out := call(t, p, WriteFile, c.args)

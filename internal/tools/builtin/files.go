@@ -231,7 +231,7 @@ func (t *toolbox) writeFile(_ context.Context, args map[string]any, _ map[string
 	if err != nil {
 		return badArgs(WriteFile, err)
 	}
-	abs := t.resolve(p)
+	abs := realPath(t.resolve(p))
 	if why := t.writeDenied(abs); why != "" {
 		return fail("write_denied", "Refusing to write %s: %s. If this change is really wanted, the user can make it, or run it through the terminal tool, which asks for approval.", p, why)
 	}
@@ -246,6 +246,34 @@ func (t *toolbox) writeFile(_ context.Context, args map[string]any, _ map[string
 		return fail("tool_error", "write %s: %v", p, err)
 	}
 	return encode(obj{{"bytes_written", len(content)}, {"dirs_created", created}}), nil
+}
+
+// realPath follows symlinks, dangling ones and those of missing parents included, so
+// a write lands where the links point and the protected-path check sees that place.
+func realPath(p string) string { return resolveLinks(p, 0) }
+
+func resolveLinks(p string, depth int) string {
+	if depth > 40 {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		return resolveLinks(filepath.Clean(target), depth+1)
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	return filepath.Join(resolveLinks(parent, depth+1), filepath.Base(p))
 }
 
 // mkdirs creates dir and its parents, reporting whether anything was created.
@@ -318,7 +346,7 @@ func (t *toolbox) patch(_ context.Context, args map[string]any, _ map[string]any
 	if oldS == newS {
 		return fail("invalid_arguments", "patch: old_string and new_string are identical; nothing to change")
 	}
-	abs := t.resolve(p)
+	abs := realPath(t.resolve(p))
 	if why := t.writeDenied(abs); why != "" {
 		return fail("write_denied", "Refusing to edit %s: %s.", p, why)
 	}
