@@ -113,7 +113,7 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		return nil, err
 	}
 	cfg := doc.Map()
-	modelSection, _ := cfg["model"].(map[string]any)
+	modelSection := llm.ModelSection(cfg["model"])
 	if o.model != "" {
 		modelSection = cloneMap(modelSection)
 		modelSection["default"] = o.model

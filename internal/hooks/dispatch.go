@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,11 @@ type Callback struct {
 	// cancelled when the dispatcher stops waiting (timeout or caller
 	// cancellation); the runtime uses that to stop the plugin's work.
 	Invoke func(ctx context.Context, payload map[string]any) (any, error)
+	// InvokeEncoded, when set, is used instead of Invoke with the payload encoded
+	// as a JSON object, once per Fire for every such callback (an out-of-process
+	// plugin only forwards it). Such a callback must return when ctx ends, which
+	// lets a lone callback run on the firing goroutine.
+	InvokeEncoded func(ctx context.Context, payload []byte) (any, error)
 }
 
 // ExceptionError is implemented by errors that carry the plugin's exception
@@ -228,6 +234,28 @@ type firing struct {
 	regs       []*registration
 	failClosed bool
 	bounded    bool
+
+	encodeOnce sync.Once
+	encoded    []byte
+	encodeErr  error
+}
+
+// encode returns the payload as JSON, encoded once for every callback that forwards it.
+func (f *firing) encode() ([]byte, error) {
+	f.encodeOnce.Do(func() { f.encoded, f.encodeErr = json.Marshal(f.payload) })
+	return f.encoded, f.encodeErr
+}
+
+// call runs one callback with its own copy of the payload (or the shared encoding).
+func (f *firing) call(ctx context.Context, cb Callback) (any, error) {
+	if cb.InvokeEncoded != nil {
+		raw, err := f.encode()
+		if err != nil {
+			return nil, fmt.Errorf("hook payload is not JSON: %w", err)
+		}
+		return invokeEncoded(ctx, cb, raw)
+	}
+	return invoke(ctx, cb, maps.Clone(f.payload))
 }
 
 // event reports the end of an invocation or the expiry of its deadline.
@@ -257,6 +285,9 @@ func (f *firing) runInline() []any {
 
 func (f *firing) runConcurrent() []any {
 	n := len(f.regs)
+	if n == 1 && f.regs[0].cb.InvokeEncoded != nil {
+		return f.runLone()
+	}
 	results := make([]any, n)
 	resolved := make([]bool, n)
 	live := make([]*invocation, n)
@@ -391,10 +422,10 @@ func (f *firing) start(i int, inv *invocation, events chan<- event) {
 	} else {
 		ctx, cancel = context.WithCancel(f.ctx)
 	}
-	cb, p := inv.reg.cb, maps.Clone(f.payload)
+	cb := inv.reg.cb
 	go func() {
 		defer cancel()
-		v, err := invoke(ctx, cb, p)
+		v, err := f.call(ctx, cb)
 		stop()
 		ev := event{idx: i, value: v, err: err}
 		if ctx.Err() != nil {
@@ -407,6 +438,48 @@ func (f *firing) start(i int, inv *invocation, events chan<- event) {
 		events <- ev
 		f.d.finish(inv)
 	}()
+}
+
+// runLone serves the common case of one out-of-process callback on the firing
+// goroutine: it returns when its deadline or the caller's ctx ends, so no worker
+// goroutine is needed to stop waiting for it, and two hand-offs are saved.
+func (f *firing) runLone() []any {
+	reg := f.regs[0]
+	inv, ok := f.d.admit(reg, callIdentity(f.payload), f.bounded)
+	if !ok {
+		if f.failClosed {
+			return []any{f.stillRunningBlock()}
+		}
+		return nil
+	}
+	ctx, cancel := f.ctx, context.CancelFunc(func() {})
+	if f.bounded {
+		ctx, cancel = context.WithTimeout(f.ctx, f.d.timeout)
+	}
+	v, err := f.call(ctx, reg.cb)
+	timedOut := ctx.Err() != nil && f.ctx.Err() == nil
+	cancel()
+	var res any
+	switch {
+	case timedOut:
+		f.d.abandon(inv, true)
+		f.d.log.Warn(fmt.Sprintf("Hook '%s' callback %s timed out after %s — skipping",
+			f.hook, callbackName(reg), f.d.timeout), "plugin", reg.cb.PluginID, "hook", f.hook)
+		if f.failClosed {
+			res = f.stillRunningBlock()
+		}
+	case f.ctx.Err() != nil:
+		if f.failClosed {
+			res = f.stillRunningBlock()
+		}
+	default:
+		res = f.outcome(reg, v, err)
+	}
+	f.d.finish(inv)
+	if res == nil {
+		return nil
+	}
+	return []any{res}
 }
 
 // outcome turns a finished invocation into its result slot value.
@@ -546,6 +619,15 @@ func invoke(ctx context.Context, cb Callback, payload map[string]any) (v any, er
 		}
 	}()
 	return cb.Invoke(ctx, payload)
+}
+
+func invokeEncoded(ctx context.Context, cb Callback, payload []byte) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, panicError{r}
+		}
+	}()
+	return cb.InvokeEncoded(ctx, payload)
 }
 
 type panicError struct{ value any }

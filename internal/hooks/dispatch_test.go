@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -765,5 +766,68 @@ func BenchmarkFireTwoPlugins(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d.Fire(ctx, "post_tool_call", payload)
+	}
+}
+
+// A lone out-of-process callback runs on the firing goroutine with the payload
+// encoded once; it keeps every rule of the worker path: results, fail-closed
+// errors, timeouts with suppression, and the caller giving up.
+func TestLoneEncodedCallback(t *testing.T) {
+	hang := func(ctx context.Context, _ []byte) (any, error) { <-ctx.Done(); return "late", nil }
+	tests := []struct {
+		name   string
+		hook   string
+		fn     func(ctx context.Context, payload []byte) (any, error)
+		cancel bool
+		want   []any
+		warn   string
+	}{
+		{name: "result", hook: "pre_tool_call", fn: func(_ context.Context, p []byte) (any, error) {
+			var m map[string]any
+			if err := json.Unmarshal(p, &m); err != nil {
+				return nil, err
+			}
+			return map[string]any{"action": "block", "message": m["tool_name"].(string) + " " + m[TelemetryField].(string)}, nil
+		}, want: []any{map[string]any{"action": "block", "message": "t hermes.observer.v1"}}},
+		{name: "raises fail-closed", hook: "pre_tool_call", fn: func(context.Context, []byte) (any, error) {
+			return nil, excErr{"KeyError", "'x'"}
+		}, want: []any{map[string]any{"action": "block", "message": "pre_tool_call plugin callback guard raised KeyError: 'x'"}}},
+		{name: "raises fail-open", hook: "post_tool_call", fn: func(context.Context, []byte) (any, error) {
+			return nil, excErr{"KeyError", "'x'"}
+		}, want: nil},
+		{name: "timeout fail-closed", hook: "pre_tool_call", fn: hang, want: []any{timeoutBlock("pre_tool_call")},
+			warn: "Hook 'pre_tool_call' callback guard timed out after 50ms"},
+		{name: "timeout fail-open", hook: "transform_llm_output", fn: hang, want: nil,
+			warn: "Hook 'transform_llm_output' callback guard timed out after 50ms"},
+		{name: "caller gives up", hook: "pre_tool_call", fn: hang, cancel: true, want: []any{timeoutBlock("pre_tool_call")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, shortTimeout)
+			h.d.Register(tt.hook, Callback{PluginID: "p", Name: "guard", InvokeEncoded: tt.fn,
+				Invoke: func(context.Context, map[string]any) (any, error) { t.Error("Invoke used"); return nil, nil }})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel {
+				time.AfterFunc(10*time.Millisecond, cancel)
+				h.d.timeout = guard
+			}
+			got := h.d.Fire(ctx, tt.hook, map[string]any{"tool_name": "t", "tool_call_id": "c1"})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Fire = %#v, want %#v", got, tt.want)
+			}
+			if tt.warn != "" {
+				if w := h.log.messages(slog.LevelWarn, tt.warn); len(w) != 1 {
+					t.Errorf("timeout warnings = %q", w)
+				}
+				// Suppressed for the window, as on the worker path.
+				if again := h.d.Fire(context.Background(), tt.hook, map[string]any{"tool_name": "t"}); !reflect.DeepEqual(again, tt.want) {
+					t.Errorf("Fire while suppressed = %#v, want %#v", again, tt.want)
+				}
+				if w := h.log.messages(slog.LevelWarn, "skipped after previous timeout"); len(w) != 1 {
+					t.Errorf("suppression warnings = %q", w)
+				}
+			}
+		})
 	}
 }

@@ -41,7 +41,10 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &rp); err != nil {
 				return nil, err
 			}
-			m.addHook(p, rp.Hook, rp.Callback, m.remoteHook(p, rp.Hook, rp.Handle))
+			m.addPending(p, func(r *registrations) {
+				r.hooks = append(r.hooks, hookReg{hook: rp.Hook, callback: rp.Callback,
+					invoke: m.remoteHook(p, rp.Hook, rp.Handle), invokeEncoded: m.remoteHookEncoded(p, rp.Hook, rp.Handle)})
+			})
 			return protocol.RegisterResult{Registered: true}, nil
 		case protocol.MethodRegisterCommand:
 			var rp protocol.RegisterCommandParams
@@ -474,7 +477,21 @@ func (m *Manager) remoteCheck(p *Plugin, handle string) func(context.Context) bo
 
 func (m *Manager) remoteHook(p *Plugin, hook, handle string) func(context.Context, map[string]any) (any, error) {
 	return func(ctx context.Context, payload map[string]any) (any, error) {
-		raw, err := p.call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: handle, Hook: hook, Kwargs: payload})
+		return m.hookResult(p, hook)(p.call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: handle, Hook: hook, Kwargs: payload}))
+	}
+}
+
+// remoteHookEncoded forwards a payload the dispatcher encoded once for every plugin.
+func (m *Manager) remoteHookEncoded(p *Plugin, hook, handle string) func(context.Context, []byte) (any, error) {
+	done := m.hookResult(p, hook)
+	return func(ctx context.Context, payload []byte) (any, error) {
+		return done(p.call(ctx, protocol.MethodHookCall, protocol.EncodeHookCall(handle, hook, payload)))
+	}
+}
+
+// hookResult decodes a hook call's answer; a timed-out callback's plugin is restarted.
+func (m *Manager) hookResult(p *Plugin, hook string) func(json.RawMessage, error) (any, error) {
+	return func(raw json.RawMessage, err error) (any, error) {
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
 				// The callback is still running in the plugin; stop it for real.

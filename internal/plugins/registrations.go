@@ -34,6 +34,8 @@ type hookReg struct {
 	hook     string
 	callback string
 	invoke   func(ctx context.Context, payload map[string]any) (any, error)
+	// invokeEncoded is set for out-of-process callbacks (see hooks.Callback).
+	invokeEncoded func(ctx context.Context, payload []byte) (any, error)
 }
 
 // Command is a plugin slash command (/name) for chat sessions.
@@ -103,7 +105,7 @@ func (m *Manager) commit(p *Plugin) {
 		if !hooks.Valid(hr.hook) {
 			m.warn("plugin %s registered unknown hook '%s'; it is stored but nothing fires it", p.Key, hr.hook)
 		}
-		unregs = append(unregs, m.Hooks.Register(hr.hook, hooks.Callback{PluginID: p.Key, Name: hr.callback, Invoke: hr.invoke}))
+		unregs = append(unregs, m.Hooks.Register(hr.hook, hooks.Callback{PluginID: p.Key, Name: hr.callback, Invoke: hr.invoke, InvokeEncoded: hr.invokeEncoded}))
 		kept.hooks = append(kept.hooks, hr)
 	}
 	m.mu.Lock()

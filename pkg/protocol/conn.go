@@ -496,9 +496,14 @@ func plainJSONString(raw []byte) (string, bool) {
 
 // CallRaw is Call returning the undecoded result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	p, err := json.Marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s params: %w", method, err)
+	var p []byte
+	if rp, ok := params.(RawParams); ok {
+		p = rp
+	} else {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
 	}
 	ch := make(chan *Message, 1)
 	c.mu.Lock()

@@ -157,6 +157,10 @@ type ToolCallParams struct {
 	Kwargs map[string]any `json:"kwargs,omitempty"`
 }
 
+// RawParams are params the caller already encoded as one valid JSON object; the
+// connection sends them as they are (a hook payload encoded once for every plugin).
+type RawParams []byte
+
 // HookCallParams invokes a hook callback with the hook's payload as keyword arguments.
 type HookCallParams struct {
 	Handle string         `json:"handle"`
@@ -353,4 +357,17 @@ type DisposeParams struct {
 type MiddlewareNextParams struct {
 	Token   string `json:"token"`
 	Payload any    `json:"payload"`
+}
+
+// EncodeHookCall encodes HookCallParams around a payload already encoded as a JSON
+// object, without decoding it again.
+func EncodeHookCall(handle, hook string, kwargs []byte) RawParams {
+	b := make([]byte, 0, len(kwargs)+len(handle)+len(hook)+40)
+	b = append(b, `{"handle":`...)
+	b = appendJSONString(b, handle)
+	b = append(b, `,"hook":`...)
+	b = appendJSONString(b, hook)
+	b = append(b, `,"kwargs":`...)
+	b = append(b, kwargs...)
+	return append(b, '}')
 }
