@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -64,6 +65,9 @@ type Approver struct {
 	SessionKey string
 	Surface    string    // hook payload surface, "cli" by default
 	Warn       io.Writer // where a failed save of "always" is reported (may be nil)
+	// Timeout bounds how long a prompt waits for an answer (0 = until the call is
+	// cancelled); an unanswered prompt is a deny with choice "timeout" in the hooks.
+	Timeout time.Duration
 
 	mu        sync.Mutex
 	session   map[string]bool
@@ -189,8 +193,15 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 	choice := ChoiceDeny
 	var err error
 	if a.Prompter != nil {
-		choice, err = a.Prompter.Prompt(ctx, Prompt{Command: in.command, Description: in.description, PatternKeys: in.keys})
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if a.Timeout > 0 {
+			pctx, cancel = context.WithTimeout(ctx, a.Timeout)
+		}
+		choice, err = a.Prompter.Prompt(pctx, Prompt{Command: in.command, Description: in.description, PatternKeys: in.keys})
+		cancel()
 		switch {
+		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+			choice, err = "timeout", nil
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			choice, err = "cancelled", nil
 		case err != nil:
@@ -210,17 +221,16 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 			fmt.Fprintf(a.Warn, "      Could not save the approval to config.yaml (%v); it holds for this session only.\n", perr)
 		}
 	case ChoiceOnce:
+	case "cancelled", "timeout":
 	default:
-		if choice != "cancelled" {
-			choice = ChoiceDeny
-		}
+		choice = ChoiceDeny
 	}
 	if hooks != nil {
 		p := payload()
 		p["choice"] = choice
 		hooks.Fire(ctx, "post_approval_response", p)
 	}
-	if choice == "cancelled" {
+	if choice == "cancelled" || choice == "timeout" {
 		return ChoiceDeny, err
 	}
 	return choice, err
@@ -331,6 +341,9 @@ func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (string, error) {
 	line, err := p.ReadLine(ctx)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		fmt.Fprintln(p.Out)
+		if errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintln(p.Out, "      ⏱ Timeout - denying command")
+		}
 		return ChoiceDeny, err
 	}
 	if err != nil && line == "" {

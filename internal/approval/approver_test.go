@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -140,6 +141,30 @@ func TestApproverCancelledPrompt(t *testing.T) {
 	}
 	if c := hooks.fired[len(hooks.fired)-1].payload["choice"]; c != "cancelled" {
 		t.Fatalf("post_approval_response choice = %v, want cancelled", c)
+	}
+}
+
+func TestApproverPromptTimeout(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	hooks := &hookRecorder{}
+	var out bytes.Buffer
+	a := NewCLIApprover(pr, &out, nil, nil)
+	a.SetHooks(hooks)
+	a.Timeout = 50 * time.Millisecond
+	got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build"))
+	if got != "deny" || err != nil {
+		t.Fatalf("got %q, %v; want deny", got, err)
+	}
+	if c := hooks.fired[len(hooks.fired)-1].payload["choice"]; c != "timeout" {
+		t.Fatalf("post_approval_response choice = %v, want timeout", c)
+	}
+	if !strings.Contains(out.String(), "Timeout - denying command") {
+		t.Fatalf("no timeout notice:\n%s", out.String())
 	}
 }
 
