@@ -426,6 +426,7 @@ func TestTerminal(t *testing.T) {
 		{"timeout too long", map[string]any{"command": "true", "timeout": 601}, "maximum"},
 		{"bad workdir", map[string]any{"command": "true", "workdir": "nope"}, "workdir"},
 		{"command not a string", map[string]any{"command": []any{"ls"}}, "command"},
+		{"background", map[string]any{"command": "sleep 1", "background": true}, "background=true is not supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, out := call(t, p, Terminal, c.args)

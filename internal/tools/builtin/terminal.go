@@ -28,6 +28,11 @@ func (t *toolbox) terminal(ctx context.Context, args map[string]any, kwargs map[
 	if strings.TrimSpace(command) == "" {
 		return fail("invalid_arguments", "terminal: command is empty")
 	}
+	// Upstream's background processes (and their process registry) do not exist here;
+	// say so rather than run a server in the foreground until the timeout kills it.
+	if bg, _ := boolArg(args, "background"); bg {
+		return fail("invalid_arguments", "terminal: background=true is not supported by this host yet; run the command in the foreground with a timeout (processes it leaves running are stopped when it exits)")
+	}
 	secs, err := intArg(args, "timeout", 0)
 	if err != nil {
 		return badArgs(Terminal, err)
