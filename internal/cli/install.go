@@ -349,11 +349,11 @@ func readLine(in io.Reader) (string, error) {
 func readNoEcho(in io.Reader) (string, error) {
 	if f, ok := in.(*os.File); ok {
 		fd := int(f.Fd())
-		if old, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+		if old, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err == nil {
 			quiet := *old
 			quiet.Lflag &^= unix.ECHO
-			if unix.IoctlSetTermios(fd, unix.TCSETS, &quiet) == nil {
-				defer unix.IoctlSetTermios(fd, unix.TCSETS, old)
+			if unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet) == nil {
+				defer unix.IoctlSetTermios(fd, ioctlSetTermios, old)
 			}
 		}
 	}
