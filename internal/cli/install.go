@@ -429,6 +429,8 @@ func pluginsUpdate(ctx context.Context, app *App, name string) error {
 	if len(pending) == 0 && !capability.DeclaredSetChanged(doc.Map(), p.Key, declared) {
 		return nil
 	}
+	// Nothing new to grant (the set shrank, or only changed to held ids): the
+	// consent flow just records the new declared-set hash, without asking.
 	if len(pending) > 0 && !app.IO.CanPrompt() {
 		fmt.Fprintf(w, "Plugin %s has new capabilities (%s); review them with `hermes plugins capabilities %s` and grant them with `hermes plugins enable %s` on a terminal. Until then they stay off.\n", p.Key, strings.Join(pending, ", "), p.Key, p.Key)
 		return nil
