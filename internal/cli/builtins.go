@@ -47,6 +47,7 @@ func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) 
 		Guard:          approval.NewGuardFromStore(m.Store()),
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
+		SecretPaths:    []string{h.EnvPath()},
 		TransformOutput: func(ctx context.Context, command, output string, exitCode int) string {
 			hk := m.Hooks
 			if hk == nil || !hk.Has("transform_terminal_output") {

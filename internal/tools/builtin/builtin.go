@@ -73,6 +73,9 @@ type Options struct {
 	// ProtectedPaths are extra files or directories write_file and patch refuse
 	// (the CLI adds $HERMES_HOME/config.yaml and .env).
 	ProtectedPaths []string
+	// SecretPaths are files read_file and search_files will not read (the CLI adds
+	// $HERMES_HOME/.env, which holds API keys); the model gets a refusal instead.
+	SecretPaths []string
 	// Env is added to the environment of terminal commands (tests put a marker here).
 	Env []string
 }
@@ -153,6 +156,20 @@ func (t *toolbox) writeDenied(abs string) string {
 		}
 	}
 	return ""
+}
+
+// secret reports whether abs is one of the SecretPaths (symlinks followed).
+func (t *toolbox) secret(abs string) bool {
+	real := realPath(abs)
+	for _, p := range t.opts.SecretPaths {
+		if p == "" {
+			continue
+		}
+		if c := filepath.Clean(p); c == abs || c == real || realPath(c) == real {
+			return true
+		}
+	}
+	return false
 }
 
 // --- arguments ---------------------------------------------------------------

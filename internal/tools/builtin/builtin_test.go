@@ -82,7 +82,8 @@ func TestReadFile(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "big.txt"), big.String())
 	write(t, filepath.Join(dir, "long.txt"), strings.Repeat("y", 50_000)+"\nshort\n")
-	p := newPipeline(t, Options{WorkDir: dir})
+	write(t, filepath.Join(dir, ".env"), "OPENAI_API_KEY=sk-secret\n")
+	p := newPipeline(t, Options{WorkDir: dir, SecretPaths: []string{filepath.Join(dir, ".env")}})
 
 	cases := []struct {
 		name    string
@@ -132,6 +133,7 @@ func TestReadFile(t *testing.T) {
 		{name: "directory", args: map[string]any{"path": "."}, wantErr: "is a directory"},
 		{name: "device", args: map[string]any{"path": "/dev/zero"}, wantErr: "not a regular file"},
 		{name: "missing path", args: map[string]any{}, wantErr: "path"},
+		{name: "secret file", args: map[string]any{"path": ".env"}, wantErr: "holds secrets"},
 		{name: "bad limit", args: map[string]any{"path": "notes.txt", "limit": "many"}, wantErr: "limit"},
 	}
 	for _, c := range cases {
@@ -297,12 +299,13 @@ func TestSearchFiles(t *testing.T) {
 	write(t, filepath.Join(dir, ".git/config"), "TODO in git\n")
 	write(t, filepath.Join(dir, "node_modules/x/index.js"), "TODO in deps\n")
 	write(t, filepath.Join(dir, "blob.bin"), "TODO\x00\x01binary")
+	write(t, filepath.Join(dir, ".env"), "TODO=sk-secret\n")
 	for i := 0; i < 30; i++ {
 		write(t, filepath.Join(dir, "many", fmt.Sprintf("f%02d.txt", i)), "needle\nneedle\n")
 	}
 	old := time.Now().Add(-time.Hour)
 	_ = os.Chtimes(filepath.Join(dir, "main.go"), old, old)
-	p := newPipeline(t, Options{WorkDir: dir})
+	p := newPipeline(t, Options{WorkDir: dir, SecretPaths: []string{filepath.Join(dir, ".env")}})
 
 	t.Run("content with glob", func(t *testing.T) {
 		m, out := call(t, p, SearchFiles, map[string]any{"pattern": `TODO\(`, "file_glob": "*.go"})

@@ -39,6 +39,9 @@ func (t *toolbox) readFile(ctx context.Context, args map[string]any, _ map[strin
 	limit = min(max(limit, 1), 2000)
 
 	abs := t.resolve(p)
+	if t.secret(abs) {
+		return fail("read_denied", "Refusing to read %s: it holds secrets (API keys) that must not enter the conversation.", p)
+	}
 	f, st, err := openRegular(abs, p)
 	if err != nil {
 		return fail("tool_error", "%s", err)

@@ -131,7 +131,7 @@ func (t *toolbox) searchFiles(ctx context.Context, args map[string]any, _ map[st
 			return errStop
 		}
 		info, err := d.Info()
-		if err != nil || info.Size() > maxSearchFileBytes {
+		if err != nil || info.Size() > maxSearchFileBytes || t.secret(p) {
 			return nil
 		}
 		n, err := grepFile(p, re, func(line int, text string) {
