@@ -3,6 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,4 +142,54 @@ func TestInstallCautionAsksOnATerminal(t *testing.T) {
 	if code := Run(context.Background(), app, []string{"plugins", "install", url, "--no-enable"}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+}
+
+// TestInstallPrivateRepoThroughCredentialHelper runs the whole CLI against a
+// loopback smart-HTTP server that demands a token, which only the user's git
+// credential helper knows; the token must not end up on disk or in the output.
+func TestInstallPrivateRepoThroughCredentialHelper(t *testing.T) {
+	const token = "helper-only-token-42"
+	url := makePluginRepo(t, map[string]string{"plugin.yaml": "name: private-one\n", "__init__.py": "def register(ctx):\n    pass\n"})
+	bare := strings.TrimPrefix(url, "file://")
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + filepath.Dir(bare), "GIT_HTTP_EXPORT_ALL=1"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pass, ok := r.BasicAuth(); !ok || pass != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	remote := srv.URL + "/repo.git"
+
+	app, out, hh := ttyApp(t, "")
+	app.IO.InTTY, app.IO.OutTTY = false, false
+	if code := Run(context.Background(), app, []string{"plugins", "install", remote, "--no-enable"}); code != 1 {
+		t.Fatalf("without credentials: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), "may be private") {
+		t.Fatalf("output:\n%s", out)
+	}
+	home := app.Env("HOME")
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[credential]\n\thelper = \"!f() { echo username=me; echo password="+token+"; }; f\"\n"), 0o600)
+	out.Reset()
+	if code := Run(context.Background(), app, []string{"plugins", "install", remote, "--no-enable"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if strings.Contains(out.String(), token) {
+		t.Fatalf("token in output:\n%s", out)
+	}
+	filepath.Walk(hh, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), token) || strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte("me:"+token))) {
+				t.Errorf("token written to %s", p)
+			}
+		}
+		return nil
+	})
 }
