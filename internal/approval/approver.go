@@ -285,9 +285,20 @@ type TTYPrompter struct {
 	mu sync.Mutex
 }
 
-// NewTTYPrompter reads answers from in and writes prompts to out. It reads in one
-// byte at a time, so nothing after the answer's newline is consumed.
+// LineReader is a line source that can stop waiting when asked. `hermes chat`'s stdin
+// pump implements it so a cancelled or timed-out prompt does not leave a read behind
+// that would swallow the user's next chat line.
+type LineReader interface {
+	ReadLineContext(ctx context.Context) (string, error)
+}
+
+// NewTTYPrompter reads answers from in and writes prompts to out. A plain reader is
+// read one byte at a time, so nothing after the answer's newline is consumed; a
+// LineReader is used as is.
 func NewTTYPrompter(in io.Reader, out io.Writer) *TTYPrompter {
+	if lr, ok := in.(LineReader); ok {
+		return &TTYPrompter{Out: out, ReadLine: lr.ReadLineContext}
+	}
 	return &TTYPrompter{Out: out, ReadLine: lineReader(in)}
 }
 

@@ -241,3 +241,31 @@ func TestApproverPluginApproval(t *testing.T) {
 		t.Fatalf("prompt = %s", out.String())
 	}
 }
+
+// lineSource is a LineReader: a prompt that times out leaves no read behind.
+type lineSource struct{ lines chan string }
+
+func (l *lineSource) Read([]byte) (int, error) { panic("a LineReader must not be read as a plain reader") }
+
+func (l *lineSource) ReadLineContext(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case s := <-l.lines:
+		return s, nil
+	}
+}
+
+func TestTTYPrompterUsesLineReader(t *testing.T) {
+	src := &lineSource{lines: make(chan string, 1)}
+	a := NewCLIApprover(src, &bytes.Buffer{}, nil, nil)
+	a.Timeout = 20 * time.Millisecond
+	if got, _ := a.ApproveCommand(context.Background(), req("rm -rf ./build")); got != "deny" {
+		t.Fatalf("timed-out prompt = %q", got)
+	}
+	src.lines <- "s"
+	a.Timeout = 0
+	if got, _ := a.ApproveCommand(context.Background(), req("rm -rf ./build")); got != "session" {
+		t.Fatalf("answer after a timed-out prompt = %q, want session (the line must not be lost)", got)
+	}
+}
