@@ -26,6 +26,8 @@ func TestClassifyHardline(t *testing.T) {
 		{"true | rm -rf /", KeyRootDelete},
 		{`bash -c "rm -rf /"`, KeyRootDelete},
 		{`sh -lc 'rm -rf /'`, KeyRootDelete},
+		{`bash -o pipefail -c 'rm -rf /'`, KeyRootDelete},
+		{`bash --norc -xc 'rm -rf /'`, KeyRootDelete},
 		{`bash -c "bash -c 'rm -rf /'"`, KeyRootDelete},
 		{`eval "rm -rf /"`, KeyRootDelete},
 		{`echo "rm -rf /" | bash`, KeyRootDelete},

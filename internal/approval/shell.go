@@ -282,11 +282,17 @@ func (a *analysis) pipedPayloads(stages [][]*command, depth int) {
 
 // dashC returns the script of `sh -c SCRIPT` (also -lc, -ec, -xc ...).
 func dashC(args []string) (string, bool) {
-	for i, w := range args {
-		if w == "--" || !strings.HasPrefix(w, "-") || strings.HasPrefix(w, "--") {
-			if strings.HasPrefix(w, "--") && w != "--" {
-				continue // --login, --norc ...
-			}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case oneOf(w, "-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+			i++ // the option's value
+			continue
+		case strings.HasPrefix(w, "--") && w != "--":
+			continue // --login, --norc ...
+		case strings.HasPrefix(w, "+"):
+			continue
+		case w == "--" || !strings.HasPrefix(w, "-"):
 			return "", false
 		}
 		if strings.ContainsRune(w[1:], 'c') && i+1 < len(args) {
