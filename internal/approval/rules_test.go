@@ -31,6 +31,7 @@ func TestClassifyHardline(t *testing.T) {
 		{`bash -c "bash -c 'rm -rf /'"`, KeyRootDelete},
 		{`eval "rm -rf /"`, KeyRootDelete},
 		{`echo "rm -rf /" | bash`, KeyRootDelete},
+		{`echo "rm -rf /" | bash -o pipefail`, KeyRootDelete},
 		{"bash <<EOF\nrm -rf /\nEOF", KeyRootDelete},
 		{`bash <<< "rm -rf /"`, KeyRootDelete},
 		{`r\m -rf /`, KeyRootDelete},

@@ -305,7 +305,12 @@ func dashC(args []string) (string, bool) {
 // hasScriptOperand reports whether a shell was given a script file or -c, in which
 // case it does not read commands from its stdin.
 func hasScriptOperand(args []string) bool {
-	for _, w := range args {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if oneOf(w, "-o", "+o", "-O", "+O", "--rcfile", "--init-file") {
+			i++
+			continue
+		}
 		if w == "-s" {
 			return false
 		}
