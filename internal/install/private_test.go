@@ -10,13 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
 // privateServer serves the bare repository of r over git's smart-HTTP protocol
 // (git http-backend behind net/http/cgi) on loopback, answering 401 unless the
 // request carries basic auth with password token.
-func privateServer(t *testing.T, r *testRepo, token string) (string, *int) {
+func privateServer(t *testing.T, r *testRepo, token string) (string, *atomic.Int64) {
 	t.Helper()
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
@@ -27,7 +28,7 @@ func privateServer(t *testing.T, r *testRepo, token string) (string, *int) {
 		Args: []string{"http-backend"},
 		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Dir(r.Bare), "GIT_HTTP_EXPORT_ALL=1"},
 	}
-	n := 0
+	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		scheme, cred, _ := strings.Cut(req.Header.Get("Authorization"), " ")
 		raw, _ := base64.StdEncoding.DecodeString(cred)
@@ -37,7 +38,7 @@ func privateServer(t *testing.T, r *testRepo, token string) (string, *int) {
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
 		}
-		n++
+		n.Add(1)
 		backend.ServeHTTP(w, req)
 	}))
 	t.Cleanup(srv.Close)
@@ -77,8 +78,8 @@ func TestPrivateRepoGitHubTokenOnlyForGitHubHosts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "may be private") {
 		t.Fatalf("err = %v (a GitHub token must not be sent to %s)", err, host)
 	}
-	if *hits != 0 || len(dirListing(t, in.PluginsDir)) != 0 {
-		t.Fatalf("hits %d, left %v", *hits, dirListing(t, in.PluginsDir))
+	if hits.Load() != 0 || len(dirListing(t, in.PluginsDir)) != 0 {
+		t.Fatalf("hits %d, left %v", hits.Load(), dirListing(t, in.PluginsDir))
 	}
 
 	for _, via := range []string{"env", "dotenv"} {
