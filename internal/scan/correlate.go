@@ -33,11 +33,15 @@ const correlatedID = "env_exfiltration_correlated"
 type sigKind uint8
 
 const (
-	sigGather sigKind = iota
+	sigGatherPy sigKind = iota // os.environ (and Go's os.Environ())
+	sigGatherJS                // process.env
+	sigGatherSh                // printenv, env | ..., $(env)
+	sigGatherRb                // ENV.to_h, ENV.each, ...
 	sigCred
 	sigSink
 	sigURL
 	sigEnvRead
+	nSigKinds
 )
 
 type signalDef struct {
@@ -46,8 +50,10 @@ type signalDef struct {
 }
 
 var signals = []signalDef{
-	{sigGather, []string{"os.environ", "process.env", "printenv", "env|", "env |", "env >", "env>", "$(env", "`env`",
-		"env.to_h", "env.to_a", "env.each", "env.inspect", "env.to_hash", "env.keys", "env.values", "env.map"}},
+	{sigGatherPy, []string{"os.environ"}},
+	{sigGatherJS, []string{"process.env"}},
+	{sigGatherSh, []string{"printenv", "env|", "env |", "env >", "env>", "$(env", "`env`", "env)", "env\n", "env;", "env &"}},
+	{sigGatherRb, []string{"env.to_h", "env.to_a", "env.each", "env.inspect", "env.to_hash", "env.keys", "env.values", "env.map"}},
 	{sigCred, []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".pgpass", ".npmrc", ".pypirc",
 		".git-credentials", ".env\"", ".env'", "/.env", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"}},
 	{sigSink, []string{"requests.", "httpx.", "urllib", "urlopen", "http.client", "connection(", "socket.", "aiohttp",
@@ -60,18 +66,19 @@ var signals = []signalDef{
 }
 
 var (
-	envIter     = ci(`os\.environ\b`)
-	envMethods  = ci(`^\s*\.\s*(?:copy|items|keys|values|__repr__|__str__)\s*\(`)
-	envByName   = ci(`^\s*(?:\[|\.\s*(?:get|setdefault|pop|update|__contains__|__getitem__|__setitem__)\b)`)
-	forIn       = ci(`\bfor\b[^#]*\bin\s*$`)
-	inMember    = ci(`\b(?:not\s+)?in\s*$`)
-	jsEnvWhole  = ci(`process\.env\b`)
-	jsEnvByName = ci(`^\s*(?:\.\s*\w|\?\.|\[)`)
-	shellGather = ci("(?:^|[;&|(`]|\\$\\()\\s*(?:printenv|env)\\s*(?:$|[|>;)`&])")
-	rubyGather  = regexp.MustCompile(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
-	goGather    = regexp.MustCompile(`\bos\.Environ\s*\(`)
-	childEnv    = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
-	assignTo    = ci(`^\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
+	envIter             = ci(`os\.environ\b`)
+	envMethods          = ci(`^\s*\.\s*(?:copy|items|keys|values|__repr__|__str__)\s*\(`)
+	envByName           = ci(`^\s*(?:\[|\.\s*(?:get|setdefault|pop|update|__contains__|__getitem__|__setitem__)\b)`)
+	forIn               = ci(`\bfor\b[^#]*\bin\s*$`)
+	inMember            = ci(`\b(?:not\s+)?in\s*$`)
+	jsEnvWhole          = ci(`process\.env\b`)
+	jsEnvByName         = ci(`^\s*(?:\.\s*\w|\?\.|\[)`)
+	shellGather         = ci("(?:^|[;&|(`]|\\$\\()\\s*(?:printenv|env)\\s*(?:$|[|>;)`&])")
+	embeddedShellGather = ci("\\bprintenv\\s*(?:$|[|>;)`&\"'])|\\$\\(\\s*(?:printenv|env)\\s*\\)|`\\s*(?:printenv|env)\\s*`|[\"']env\\s*\\|")
+	rubyGather          = regexp.MustCompile(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
+	goGather            = regexp.MustCompile(`\bos\.Environ\s*\(`)
+	childEnv            = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
+	assignTo            = ci(`^\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
 
 	credHome   = ci(`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)[/\\]\.(?:ssh|aws|gnupg|kube|docker|netrc|pgpass|npmrc|pypirc|git-credentials)\b`)
 	credQuoted = ci(`["'](?:[^"'\n]*[/\\])?\.(?:ssh|aws|gnupg|kube|docker|netrc|pgpass|npmrc|pypirc|git-credentials|env)(?:[/\\][^"'\n]*)?["']`)
@@ -87,100 +94,108 @@ var (
 	importLine = ci(`^\s*(?:import\s|from\s+\S+\s+import\s|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|require\s*\(|#\s*include)`)
 	loopHost   = ci(`\blocalhost\b|\b127\.\d+\.\d+\.\d+\b|\[::1\]|["']::1["']`)
 
-	envNameRead = ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']|\bgetenv\s*\(\s*["'](\w+)["']` +
-		`|process\.env\.(\w+)|process\.env\[\s*["'](\w+)["']|\bENV\[\s*["'](\w+)["']|os\.Getenv\(\s*"(\w+)"`)
+	// Reads of one variable by name, per literal.
+	envReadByLit = map[string]*regexp.Regexp{
+		"os.environ":  ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']`),
+		"getenv":      ci(`getenv\s*\(\s*["'](\w+)["']`),
+		"process.env": ci(`process\.env(?:\.(\w+)|\[\s*["'](\w+)["'])`),
+		"env[":        regexp.MustCompile(`\bENV\[\s*["'](\w+)["']`),
+	}
 	secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL`)
 )
 
 type sigSite struct {
 	line int
+	raw  []byte // the line (or window)
 	text string
 	v    string // gather: the variable it is assigned to
 }
 
-type signalState struct {
-	seen     [5]int // last line number seen per kind (dedupe)
-	gathers  []sigSite
-	creds    []sigSite
-	sinks    []sigSite // with loop = sinkLoopback/unknown
-	sinkLoop []int8    // 1 loopback, 0 unknown (decided by the file's URLs), -1 remote
-	urls     []bool    // per URL: loopback
-	reads    []sigSite // undeclared secret-shaped reads (v = name)
-	childEnv map[string]bool
+// candidate is a line where a signal's literal occurs; it is only examined at the end
+// of the file, and only when the other half of the correlation can still occur.
+type candidate struct {
+	kind       sigKind
+	line       int
+	start, end int // the line, or a window of a long one
+	hit, lit   int // where the literal starts, and which it is
 }
 
-func (sg *signalState) onSignal(st *fileState, kind int, start int) {
-	if !st.pc.code {
+type signalState struct {
+	seen  [nSigKinds]int // last line number recorded per kind (one candidate per line)
+	cands []candidate
+}
+
+func (sg *signalState) onSignal(st *fileState, kind int, start, lit int) {
+	if !st.pc.code || sg.seen[kind] == st.lineNo {
 		return
 	}
-	if sg.seen[kind] == st.lineNo {
+	// A literal that starts with a letter must start a word ("nc " in "async " is no
+	// netcat, "curl" in "ncurl" no curl).
+	if l := eng.lits[lit]; isWord(l[0]) && start > 0 && isWord(st.data[start-1]) {
 		return
 	}
 	sg.seen[kind] = st.lineNo
-	line := st.data[st.lineStart:st.lineEnd]
-	if len(line) > maxLineScan {
-		line = st.data[max(st.lineStart, start-lineWindow):min(st.lineEnd, start+lineWindow)]
+	c := candidate{kind: sigKind(kind), line: st.lineNo, start: st.lineStart, end: st.lineEnd, hit: start, lit: lit}
+	if c.end-c.start > maxLineScan {
+		c.start, c.end = max(st.lineStart, start-lineWindow), min(st.lineEnd, start+lineWindow)
 	}
-	if isCommentLine(line, st.pc.commentPrefixes) {
-		return
-	}
-	site := sigSite{line: st.lineNo}
-	switch sigKind(kind) {
-	case sigGather:
-		if !gathersEnv(line) {
-			return
+	sg.cands = append(sg.cands, c)
+}
+
+// examine runs the checks of one kind on its candidates.
+func (sg *signalState) examine(st *fileState, kinds ...sigKind) []sigSite {
+	var out []sigSite
+	for _, c := range sg.cands {
+		want := false
+		for _, k := range kinds {
+			want = want || c.kind == k
 		}
-		if childEnv.Match(line) {
-			return // a copy of the environment for a child process
+		if !want {
+			continue
 		}
-		if m := assignTo.FindSubmatch(line); m != nil {
-			site.v = string(m[1])
+		line := st.data[c.start:c.end]
+		if isCommentLine(line, st.pc.commentPrefixes) {
+			continue
 		}
-		site.text = cutMatch(line)
-		sg.gathers = append(sg.gathers, site)
-	case sigCred:
-		if dotenvLoad.Match(line) {
-			return
-		}
-		if credHome.Match(line) || credQuoted.Match(line) || credKeyNotPub(line) {
-			site.text = cutMatch(line)
-			sg.creds = append(sg.creds, site)
-		}
-	case sigSink:
-		if importLine.Match(line) || !sinkRe.Match(line) {
-			return
-		}
-		site.text = cutMatch(line)
-		var loop int8
-		if urls := urlRe.FindAll(line, -1); len(urls) > 0 {
-			loop = 1
-			for _, u := range urls {
-				if !isLoopbackURL(u) {
-					loop = -1
+		site := sigSite{line: c.line}
+		switch c.kind {
+		case sigGatherPy, sigGatherJS, sigGatherSh, sigGatherRb:
+			if !gathers(c.kind, line, st.pc.ext) || childEnv.Match(line) {
+				continue // not the whole environment, or a copy for a child process
+			}
+			if m := assignTo.FindSubmatch(line); m != nil {
+				site.v = string(m[1])
+			}
+		case sigCred:
+			if dotenvLoad.Match(line) || !(credHome.Match(line) || credQuoted.Match(line) || credKeyNotPub(line)) {
+				continue
+			}
+		case sigSink:
+			if importLine.Match(line) || !sinkRe.Match(line) {
+				continue
+			}
+		case sigEnvRead:
+			re := envReadByLit[eng.lits[c.lit]]
+			if re == nil {
+				continue
+			}
+			for _, m := range re.FindAllSubmatch(line, -1) {
+				for _, g := range m[1:] {
+					if len(g) == 0 {
+						continue
+					}
+					name := strings.ToUpper(string(g))
+					if secretName.MatchString(name) && !st.fsc.declEnv[name] {
+						out = append(out, sigSite{line: c.line, text: cutMatch(line), v: string(g)})
+					}
 				}
 			}
-		} else if loopHost.Match(line) {
-			loop = 1
+			continue
 		}
-		sg.sinks = append(sg.sinks, site)
-		sg.sinkLoop = append(sg.sinkLoop, loop)
-	case sigURL:
-		for _, u := range urlRe.FindAll(line, -1) {
-			sg.urls = append(sg.urls, isLoopbackURL(u))
-		}
-	case sigEnvRead:
-		for _, m := range envNameRead.FindAllSubmatch(line, -1) {
-			for _, g := range m[1:] {
-				if len(g) == 0 {
-					continue
-				}
-				name := strings.ToUpper(string(g))
-				if secretName.MatchString(name) && !st.fsc.declEnv[name] {
-					sg.reads = append(sg.reads, sigSite{line: st.lineNo, text: cutMatch(line), v: string(g)})
-				}
-			}
-		}
+		site.text, site.raw = cutMatch(line), line
+		out = append(out, site)
 	}
+	return out
 }
 
 func credKeyNotPub(line []byte) bool {
@@ -192,45 +207,100 @@ func credKeyNotPub(line []byte) bool {
 	return false
 }
 
-// gathersEnv: the line takes the whole environment, not one variable by name.
-func gathersEnv(line []byte) bool {
-	for _, loc := range envIter.FindAllIndex(line, -1) {
-		before, after := line[:loc[0]], line[loc[1]:]
-		switch {
-		case envMethods.Match(after):
-			return true
-		case envByName.Match(after):
-			continue
-		case forIn.Match(before):
-			return true
-		case inMember.Match(before):
-			continue // "X" in os.environ
-		default:
-			return true // the mapping itself as a value: dict(os.environ), json.dumps(os.environ)
+// gathers: the line takes the whole environment, not one variable by name.
+func gathers(kind sigKind, line []byte, ext string) bool {
+	switch kind {
+	case sigGatherPy:
+		for _, loc := range envIter.FindAllIndex(line, -1) {
+			before, after := line[:loc[0]], line[loc[1]:]
+			switch {
+			case envMethods.Match(after):
+				return true
+			case envByName.Match(after):
+				continue
+			case forIn.Match(before):
+				return true
+			case inMember.Match(before):
+				continue // "X" in os.environ
+			default:
+				return true // the mapping itself as a value: dict(os.environ), json.dumps(os.environ)
+			}
 		}
-	}
-	for _, loc := range jsEnvWhole.FindAllIndex(line, -1) {
-		if !jsEnvByName.Match(line[loc[1]:]) {
-			return true
+		return goGather.Match(line)
+	case sigGatherJS:
+		for _, loc := range jsEnvWhole.FindAllIndex(line, -1) {
+			if !jsEnvByName.Match(line[loc[1]:]) {
+				return true
+			}
 		}
+		return false
+	case sigGatherSh:
+		if ext == ".sh" || ext == ".bash" {
+			return shellGather.Match(line)
+		}
+		// Elsewhere (a command string in Python or JS) only the unmistakable forms.
+		return embeddedShellGather.Match(line)
 	}
-	return shellGather.Match(line) || rubyGather.Match(line) || goGather.Match(line)
+	return rubyGather.Match(line)
 }
 
-// findings turns the file's signals into the correlation findings.
+// findings turns the file's signals into the correlation findings. Checks run in the
+// order that lets most files stop early: a file with no source (whole environment,
+// credential file, undeclared secret read) needs no look at its network calls.
 func (sg *signalState) findings(st *fileState) []Finding {
-	if len(sg.sinks) == 0 {
+	if len(sg.cands) == 0 {
 		return nil
 	}
-	// A sink with no address on its line is judged by the file's URLs: loopback only
-	// when the file names URLs and all of them are loopback.
-	fileLoop := len(sg.urls) > 0
-	for _, l := range sg.urls {
-		fileLoop = fileLoop && l
+	has := func(k sigKind) bool {
+		for _, c := range sg.cands {
+			if c.kind == k {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(sigSink) {
+		return nil
+	}
+	gathers := sg.examine(st, sigGatherPy, sigGatherJS, sigGatherSh, sigGatherRb)
+	creds := sg.examine(st, sigCred)
+	reads := sg.examine(st, sigEnvRead)
+	if len(gathers) == 0 && len(creds) == 0 && len(reads) == 0 {
+		return nil
 	}
 	var remote []sigSite
-	for i, s := range sg.sinks {
-		if sg.sinkLoop[i] == -1 || (sg.sinkLoop[i] == 0 && !fileLoop) {
+	var fileLoop, urlsDone bool
+	for _, s := range sg.examine(st, sigSink) {
+		line := s.raw
+		loop := int8(0)
+		if urls := urlRe.FindAll(line, -1); len(urls) > 0 {
+			loop = 1
+			for _, u := range urls {
+				if !isLoopbackURL(u) {
+					loop = -1
+				}
+			}
+		} else if loopHost.Match(line) {
+			loop = 1
+		}
+		if loop == 0 && !urlsDone {
+			// A sink with no address on its line is judged by the file's URLs:
+			// loopback only when the file names URLs and all of them are loopback.
+			urlsDone = true
+			n := 0
+			fileLoop = true
+			for _, c := range sg.cands {
+				if c.kind != sigURL {
+					continue
+				}
+				for _, u := range urlRe.FindAll(st.data[c.start:c.end], -1) {
+					n++
+					fileLoop = fileLoop && isLoopbackURL(u)
+				}
+			}
+			fileLoop = fileLoop && n > 0
+		}
+		if loop == -1 || (loop == 0 && !fileLoop) {
 			remote = append(remote, s)
 		}
 	}
@@ -240,20 +310,20 @@ func (sg *signalState) findings(st *fileState) []Finding {
 	var out []Finding
 	// Gathers assigned to a variable that only ever goes to a child process as env=
 	// are not gathers.
-	var gathers []sigSite
-	for _, g := range sg.gathers {
+	var real []sigSite
+	for _, g := range gathers {
 		if g.v != "" && childOnly(st.data, g.v, remote) {
 			continue
 		}
-		gathers = append(gathers, g)
+		real = append(real, g)
 	}
 	var what string
 	var src sigSite
 	switch {
-	case len(gathers) > 0:
-		src, what = gathers[0], "gathers the whole environment"
-	case len(sg.creds) > 0:
-		src, what = sg.creds[0], "reads credential files or key directories"
+	case len(real) > 0:
+		src, what = real[0], "gathers the whole environment"
+	case len(creds) > 0:
+		src, what = creds[0], "reads credential files or key directories"
 	}
 	if what != "" {
 		sink := remote[0]
@@ -267,8 +337,8 @@ func (sg *signalState) findings(st *fileState) []Finding {
 				what, src.line, trimTo(src.text, 60))})
 	}
 	seen := map[string]bool{}
-	sort.SliceStable(sg.reads, func(i, j int) bool { return sg.reads[i].line < sg.reads[j].line })
-	for _, r := range sg.reads {
+	sort.SliceStable(reads, func(i, j int) bool { return reads[i].line < reads[j].line })
+	for _, r := range reads {
 		if seen[r.v] {
 			continue
 		}
@@ -283,7 +353,7 @@ func (sg *signalState) findings(st *fileState) []Finding {
 // childOnly: variable v is passed as env= (or env:) and appears on no remote sink line.
 func childOnly(data []byte, v string, remote []sigSite) bool {
 	for _, s := range remote {
-		if regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).MatchString(s.text) {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).Match(s.raw) {
 			return false
 		}
 	}

@@ -60,6 +60,7 @@ var invisible = []struct {
 // engine is the automaton over every literal, built once.
 type engine struct {
 	ac      *acMatcher
+	lits    []string
 	lens    []int
 	targets [][]target
 }
@@ -105,6 +106,7 @@ func buildEngine() *engine {
 		}
 	}
 	e.ac = newAC(lits)
+	e.lits = lits
 	e.lens = e.ac.lens
 	return e
 }
@@ -116,6 +118,7 @@ type fileScanner struct {
 	hits    []hit
 	done    []uint64 // per line: rules already evaluated
 	winEnd  []int    // per rule: end of the last window evaluated on a long line
+	lower   []byte   // the current line, lower-cased
 	declEnv map[string]bool
 }
 
@@ -202,6 +205,7 @@ type fileState struct {
 	inDoc                      bool // state after the current line
 	invisibleDone              bool
 	longReported               bool
+	lowerOK                    bool
 	// lazily computed per-file context
 	owners   *ownerTracker
 	mainBody map[int]bool
@@ -260,7 +264,7 @@ func (st *fileState) enterLine(start int) {
 	st.countedTo = ls
 	st.lineStart, st.lineEnd = ls, le
 	clear(st.fsc.done)
-	st.invisibleDone, st.longReported = false, false
+	st.invisibleDone, st.longReported, st.lowerOK = false, false, false
 	// Triple-quote bookkeeping (upstream _compute_docstring_lines): each line whose
 	// count of one marker is odd toggles "inside"; a line inside, or holding a marker,
 	// is docstring prose. Only lines holding a marker change the state, and those
@@ -308,7 +312,7 @@ func (st *fileState) onHit(start, end, lit int) {
 			st.evalRule(rules[t.idx], start, end)
 		case kSignal:
 			if !st.docLine {
-				st.sig.onSignal(st, t.idx, start)
+				st.sig.onSignal(st, t.idx, start, lit)
 			}
 		}
 	}
@@ -319,7 +323,31 @@ func (st *fileState) evalRule(r *rule, start, end int) {
 	if done[r.idx/64]&(1<<(r.idx%64)) != 0 {
 		return
 	}
+	if st.pc.code && codeExempt[r.id] {
+		done[r.idx/64] |= 1 << (r.idx % 64) // dropped on code files anyway
+		return
+	}
 	line := st.data[st.lineStart:st.lineEnd]
+	if r.pre != nil && !r.pre(st.data, start) {
+		return
+	}
+	if r.anchored != nil {
+		// Run at this literal only; another occurrence on the line gets its own try.
+		we := st.lineEnd
+		if we-start > lineWindow {
+			we = start + lineWindow
+		}
+		if !r.anchored.Match(st.data[start:we]) {
+			return
+		}
+		done[r.idx/64] |= 1 << (r.idx % 64)
+		st.emit(r, st.data[st.lineStart:st.lineEnd], line)
+		return
+	}
+	if r.need != nil && len(line) <= maxLineScan && !needsMet(st.lowerLine(), r.need) {
+		done[r.idx/64] |= 1 << (r.idx % 64)
+		return
+	}
 	masked := false
 	if (r.id == "path_traversal" || r.id == "path_traversal_deep") && st.ext == ".md" && !st.inFence() {
 		masked = true
@@ -348,12 +376,31 @@ func (st *fileState) evalRule(r *rule, start, end int) {
 		}
 	}
 	done[r.idx/64] |= 1 << (r.idx % 64)
-	full := st.data[st.lineStart:st.lineEnd]
+	st.emit(r, st.data[st.lineStart:st.lineEnd], line)
+}
+
+// emit records r's finding on the current line (full) with the text it matched in.
+func (st *fileState) emit(r *rule, full, line []byte) {
 	f := Finding{PatternID: r.id, Severity: r.sev, Category: r.cat, File: st.rel, Line: st.lineNo,
 		Match: cutMatch(line), Description: r.desc}
 	if st.adjust(&f, full) {
 		st.out = append(st.out, f)
 	}
+}
+
+// lowerLine is the current line with ASCII letters lower-cased (for need checks),
+// made once per line in the worker's buffer.
+func (st *fileState) lowerLine() []byte {
+	if !st.lowerOK {
+		line := st.data[st.lineStart:st.lineEnd]
+		buf := st.fsc.lower[:0]
+		for _, c := range line {
+			buf = append(buf, fold[c])
+		}
+		st.fsc.lower = buf
+		st.lowerOK = true
+	}
+	return st.fsc.lower
 }
 
 // cutMatch is upstream's `line.strip()` cut to 120 characters (117 + "..."), made

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -25,6 +26,13 @@ type rule struct {
 	fn  func(line []byte) bool
 	loc *regexp.Regexp
 	idx int
+	// Cheaper checks before the expression runs (prefilter.go): anchored is the rule
+	// anchored at its literal, for rules whose every match starts with one; need are
+	// groups of which each must have a member on the line (lower case); pre looks at
+	// the bytes around the literal.
+	anchored *regexp.Regexp
+	need     [][]string
+	pre      func(data []byte, start int) bool
 }
 
 // locator is the expression that finds the rule's text on a line.
@@ -374,6 +382,7 @@ func buildRules() []*rule {
 		"agent_config_mod_shell": shellWriteRe(agentConfigFiles), "hermes_config_mod_shell": shellWriteRe(hermesConfigFiles),
 		"other_agent_config_mod_shell": shellWriteRe(otherConfigFiles),
 	}
+	tunePrefilters(rs)
 	for _, r := range rs {
 		if r.re == nil {
 			if r.loc = locs[r.id]; r.loc == nil {
@@ -382,6 +391,46 @@ func buildRules() []*rule {
 		}
 	}
 	return rs
+}
+
+// approx are the look-around-free forms of the fn rules, for tools that take plain
+// regular expressions (the ripgrep side of bench/scan.sh).
+var approx = map[string]string{
+	"env_exfil_curl":       `curl\s+[^\n]*\$\{?\w*` + secretWord,
+	"env_exfil_wget":       `wget\s+[^\n]*\$\{?\w*` + secretWord,
+	"env_exfil_fetch":      `fetch\s*\([^\n]*\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD)S?\b`,
+	"env_exfil_httpx":      `httpx?\.(?:get|post|put|patch)\s*\([^\n]*(?:KEY|TOKEN|SECRET|PASSWORD)`,
+	"env_exfil_requests":   `requests\.(?:get|post|put|patch)\s*\([^\n]*(?:KEY|TOKEN|SECRET|PASSWORD)`,
+	"js_read_secrets_file": `\b(?:readFile(?:Sync)?|readTextFile)\s*\(\s*["'][^"'\n]*(?:\.ssh[/\\]id_(?:rsa|ed25519|ecdsa|dsa)|\.env\b|credentials\b|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b)[^"'\n]*["']`,
+	"python_os_environ":    `^[^#\n]*os\.environ\b`,
+	"dns_exfil":            dnsExfilRe.String()[4:],
+	"deception_hide":       deceptionRe.String()[4:],
+	"destructive_root_rm":  `rm\s+-rf\s+/`,
+	"shell_rc_mod":         `\.(?:bashrc|zshrc|bash_profile|bash_login|zprofile|zlogin|profile)\b`,
+	"unpinned_pip_install": `pip\s+install\s+`,
+	"unpinned_npm_install": `npm\s+install\s+`,
+	"sudo_usage":           `\bsudo\b`,
+	"context_exfil":        ctxTransfer.String()[4:],
+}
+
+// Patterns returns every rule's regular expression (case-insensitive, one per rule,
+// look-around dropped): the rule set in a form other tools accept, for benchmarks.
+func Patterns() []string {
+	var out []string
+	for _, r := range rules {
+		if p, ok := approx[r.id]; ok {
+			out = append(out, p)
+		} else {
+			out = append(out, strings.TrimPrefix(r.locator().String(), "(?i)"))
+		}
+	}
+	var inv strings.Builder
+	inv.WriteString("[")
+	for _, c := range invisible {
+		fmt.Fprintf(&inv, `\x{%04x}`, c.r)
+	}
+	inv.WriteString("]")
+	return append(out, inv.String())
 }
 
 // ruleByID is for the corpus tests and the demotion tables.
