@@ -683,9 +683,8 @@ func isSystemDir(p string) bool {
 
 func isHomeDir(p string) bool {
 	p = strings.TrimSuffix(strings.TrimRight(p, "*"), "/")
-	switch p {
-	case "~", "$HOME", "":
-		return p != ""
+	if p == "~" || p == "$HOME" {
+		return true
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "/" && strings.HasPrefix(p, "/") && path.Clean(p) == path.Clean(home) {
 		return true
