@@ -245,7 +245,9 @@ func TestApproverPluginApproval(t *testing.T) {
 // lineSource is a LineReader: a prompt that times out leaves no read behind.
 type lineSource struct{ lines chan string }
 
-func (l *lineSource) Read([]byte) (int, error) { panic("a LineReader must not be read as a plain reader") }
+func (l *lineSource) Read([]byte) (int, error) {
+	panic("a LineReader must not be read as a plain reader")
+}
 
 func (l *lineSource) ReadLineContext(ctx context.Context) (string, error) {
 	select {
