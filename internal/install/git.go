@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -138,6 +139,10 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 		g.trace(args, err)
 	}
 	if err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
+			return "", &GitError{Args: redactArgs(args, secrets), Stderr: "git is not installed or not on PATH; hermes needs it to install and update plugins", Err: err}
+		}
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("Git operation timed out after %s: %w", GitTimeout, ctx.Err())
 		}

@@ -107,3 +107,12 @@ func TestPinnedFetchFallsBackToFullFetch(t *testing.T) {
 		t.Fatalf("fetches: %q", calls)
 	}
 }
+
+func TestMissingGitIsExplained(t *testing.T) {
+	in, _ := newInstaller(t, testEnv(t, nil))
+	in.Git.Path = filepath.Join(t.TempDir(), "no-git-here")
+	_, err := in.Install(bg, Request{Identifier: "file:///nowhere.git"})
+	if err == nil || !strings.Contains(err.Error(), "git is not installed or not on PATH") {
+		t.Fatalf("err = %v", err)
+	}
+}
