@@ -139,8 +139,8 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 		g.trace(args, err)
 	}
 	if err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
+		var pe *fs.PathError
+		if errors.Is(err, exec.ErrNotFound) || (errors.As(err, &pe) && pe.Path == cmd.Path) {
 			return "", &GitError{Args: redactArgs(args, secrets), Stderr: "git is not installed or not on PATH; hermes needs it to install and update plugins", Err: err}
 		}
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
