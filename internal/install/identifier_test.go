@@ -82,3 +82,28 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseIdentifier: whatever the user types, an accepted identifier never names a
+// subdirectory outside the repository, and its recorded source carries no password.
+func FuzzParseIdentifier(f *testing.F) {
+	for _, s := range []string{"owner/repo", "owner/repo/a/b", "https://github.com/o/r/tree/main/x", "https://u:p@h/r.git#s", "git@h:o/r.git", "file:///x.git#../y", "ssh://h/r.git/sub"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		src, err := ParseIdentifier(id)
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(src.Subdir, "/") || strings.Contains(src.Subdir, "\\") {
+			t.Fatalf("%q: subdir %q", id, src.Subdir)
+		}
+		for _, seg := range strings.Split(src.Subdir, "/") {
+			if seg == ".." {
+				t.Fatalf("%q: subdir %q escapes", id, src.Subdir)
+			}
+		}
+		if _, _, ok := urlUserinfo(ScrubURL(src.URL)); ok {
+			t.Fatalf("%q: recorded source %q keeps credentials", id, src.Canonical())
+		}
+	})
+}
