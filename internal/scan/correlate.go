@@ -68,7 +68,7 @@ var signals = []signalDef{
 var (
 	envIter             = ci(`os\.environ\b`)
 	envMethods          = ci(`^\s*\.\s*(?:copy|items|keys|values|__repr__|__str__)\s*\(`)
-	envByName           = ci(`^\s*(?:\[|\.\s*(?:get|setdefault|pop|update|__contains__|__getitem__|__setitem__)\b)`)
+	envByName           = ci(`^\s*(?:\[|\.\s*(?:get|setdefault|pop|update|clear|__contains__|__getitem__|__setitem__|__delitem__)\b)`)
 	forIn               = ci(`\bfor\b[^#]*\bin\s*$`)
 	inMember            = ci(`\b(?:not\s+)?in\s*$`)
 	jsEnvWhole          = ci(`process\.env\b`)
@@ -78,7 +78,11 @@ var (
 	rubyGather          = regexp.MustCompile(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
 	goGather            = regexp.MustCompile(`\bos\.Environ\s*\(`)
 	childEnv            = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
-	assignTo            = ci(`^\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
+	// The environment handed to a process being started is the child's, not a gather.
+	processCall = ci(`\b(?:posix_spawnp?|spawn\w*|execv?p?e|Popen|subprocess\.\w+|child_process\.\w+|execFile(?:Sync)?|execSync)\s*\(`)
+	// A socket over an inherited descriptor or a Unix socket reaches no network.
+	localSocket = ci(`\bAF_UNIX\b|\bfileno\s*=|\bsocketpair\s*\(`)
+	assignTo    = ci(`^\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
 
 	credHome   = ci(`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)[/\\]\.(?:ssh|aws|gnupg|kube|docker|netrc|pgpass|npmrc|pypirc|git-credentials)\b`)
 	credQuoted = ci(`["'](?:[^"'\n]*[/\\])?\.(?:ssh|aws|gnupg|kube|docker|netrc|pgpass|npmrc|pypirc|git-credentials|env)(?:[/\\][^"'\n]*)?["']`)
@@ -160,7 +164,7 @@ func (sg *signalState) examine(st *fileState, kinds ...sigKind) []sigSite {
 		site := sigSite{line: c.line}
 		switch c.kind {
 		case sigGatherPy, sigGatherJS, sigGatherSh, sigGatherRb:
-			if !gathers(c.kind, line, st.pc.ext) || childEnv.Match(line) {
+			if !gathers(c.kind, line, st.pc.ext) || childEnv.Match(line) || (c.kind != sigGatherSh && processCall.Match(line)) {
 				continue // not the whole environment, or a copy for a child process
 			}
 			if m := assignTo.FindSubmatch(line); m != nil {
@@ -171,7 +175,7 @@ func (sg *signalState) examine(st *fileState, kinds ...sigKind) []sigSite {
 				continue
 			}
 		case sigSink:
-			if importLine.Match(line) || !sinkRe.Match(line) {
+			if importLine.Match(line) || !sinkRe.Match(line) || localSocket.Match(line) {
 				continue
 			}
 		case sigEnvRead:
