@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"encoding/base64"
 	"path"
 	"regexp"
 	"strings"
@@ -191,6 +192,12 @@ func (st *fileState) contextSeverity(f *Finding, line []byte) string {
 			sev = step(sev)
 		}
 	}
+	if f.PatternID == "encoded_exfil" && isBase64Media(line) {
+		sev = sevLow // a data URI of an image or font, not an encoder call
+	}
+	if pc.code && regexAlternationToken(f.PatternID, line) {
+		sev = step(sev)
+	}
 	if f.PatternID == "base64_decode_pipe" {
 		if m := decodeConsumer.FindSubmatch(line); m != nil && !interpreters.Match(m[1]) {
 			sev = step(sev)
@@ -290,6 +297,88 @@ func isCommentLine(line []byte, prefixes []string) bool {
 				return false
 			}
 			return true
+		}
+	}
+	return false
+}
+
+// ── alternation tokens inside literals (v8) ──
+// `sudo` in `/approval|sudo|secret/.test(v)`, `"printenv",` in an allow-list, or
+// `/etc/passwd` in a screener's own regex classify text; they run nothing. Eligible
+// only when every occurrence sits inside a quoted literal as an alternation member or
+// as the whole literal, on a line that executes nothing.
+var literalTokens = map[string]*regexp.Regexp{
+	"sudo_usage":           regexp.MustCompile(`\bsudo\b`),
+	"dump_all_env":         regexp.MustCompile(`printenv|env\s*\|`),
+	"system_passwd_access": regexp.MustCompile(`/etc/(?:passwd|shadow)`),
+}
+
+func regexAlternationToken(id string, line []byte) bool {
+	tok := literalTokens[id]
+	if tok == nil || execOnLine.Match(line) {
+		return false
+	}
+	hits := tok.FindAllIndex(line, -1)
+	if len(hits) == 0 {
+		return false
+	}
+	spans := literalSpan.FindAllIndex(line, -1)
+	for _, h := range hits {
+		if bytes.IndexByte(line[h[0]:h[1]], ' ') >= 0 {
+			return false
+		}
+		var in []int
+		for _, s := range spans {
+			if s[0] <= h[0] && h[1] <= s[1] {
+				in = s
+				break
+			}
+		}
+		if in == nil {
+			return false
+		}
+		before, after := byte(0), byte(0)
+		if h[0] > 0 {
+			before = line[h[0]-1]
+		}
+		if h[1] < len(line) {
+			after = line[h[1]]
+		}
+		member := before == '|' || before == '(' || after == '|' || after == ')' ||
+			(h[0] >= 2 && (string(line[h[0]-2:h[0]]) == "?:"))
+		whole := h[0] == in[0]+1 && h[1] == in[1]-1
+		if !member && !whole {
+			return false
+		}
+	}
+	return true
+}
+
+// ── base64 media (v8) ──
+var (
+	base64Run  = regexp.MustCompile(`(?:base64,)?([A-Za-z0-9+/]{24,}={0,2})`)
+	mediaMagic = [][]byte{[]byte("\x89PNG"), []byte("\xff\xd8\xff"), []byte("GIF8"), []byte("RIFF"), []byte("wOFF"),
+		[]byte("wOF2"), []byte("OTTO"), []byte("\x00\x01\x00\x00"), []byte("ttcf"), []byte("BM"), []byte("%PDF"),
+		[]byte("\x00\x00\x01\x00"), []byte("<svg"), []byte("<?xml"), []byte("ID3"), []byte("OggS"), []byte("fLaC"),
+		[]byte("\x1a\x45\xdf\xa3")}
+)
+
+// isBase64Media: the line's long base64 run decodes to a media or document header.
+func isBase64Media(line []byte) bool {
+	for _, m := range base64Run.FindAllSubmatch(line, -1) {
+		head := m[1]
+		if len(head) > 16 {
+			head = head[:16]
+		}
+		head = head[:len(head)-len(head)%4]
+		dec, err := base64.StdEncoding.DecodeString(string(head))
+		if err != nil {
+			continue
+		}
+		for _, magic := range mediaMagic {
+			if bytes.HasPrefix(dec, magic) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -98,6 +99,7 @@ var (
 	importLine = ci(`^\s*(?:import\s|from\s+\S+\s+import\s|(?:const|let|var)\s+\w+\s*=\s*require\s*\(|require\s*\(|#\s*include)`)
 	loopHost   = ci(`\blocalhost\b|\b127\.\d+\.\d+\.\d+\b|\[::1\]|["']::1["']`)
 
+	envReadOrder = []string{"os.environ", "getenv", "process.env", "env["}
 	// Reads of one variable by name, per literal.
 	envReadByLit = map[string]*regexp.Regexp{
 		"os.environ":  ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']`),
@@ -179,18 +181,21 @@ func (sg *signalState) examine(st *fileState, kinds ...sigKind) []sigSite {
 				continue
 			}
 		case sigEnvRead:
-			re := envReadByLit[eng.lits[c.lit]]
-			if re == nil {
-				continue
-			}
-			for _, m := range re.FindAllSubmatch(line, -1) {
-				for _, g := range m[1:] {
-					if len(g) == 0 {
-						continue
-					}
-					name := strings.ToUpper(string(g))
-					if secretName.MatchString(name) && !st.fsc.declEnv[name] {
-						out = append(out, sigSite{line: c.line, text: cutMatch(line), v: string(g)})
+			lower := lowerASCII(line)
+			for _, lit := range envReadOrder { // a line may read several ways
+				re := envReadByLit[lit]
+				if !bytes.Contains(lower, []byte(lit)) {
+					continue
+				}
+				for _, m := range re.FindAllSubmatch(line, -1) {
+					for _, g := range m[1:] {
+						if len(g) == 0 {
+							continue
+						}
+						name := strings.ToUpper(string(g))
+						if secretName.MatchString(name) && !st.fsc.declEnv[name] {
+							out = append(out, sigSite{line: c.line, text: cutMatch(line), v: string(g)})
+						}
 					}
 				}
 			}

@@ -383,7 +383,13 @@ func (st *fileState) evalRule(r *rule, start, end int) {
 func (st *fileState) emit(r *rule, full, line []byte) {
 	f := Finding{PatternID: r.id, Severity: r.sev, Category: r.cat, File: st.rel, Line: st.lineNo,
 		Match: cutMatch(line), Description: r.desc}
-	if st.adjust(&f, full) {
+	// The context checks read the line; a long one only around the match, so they
+	// cost what the window cost.
+	ctxLine := full
+	if len(full) > maxLineScan {
+		ctxLine = line
+	}
+	if st.adjust(&f, ctxLine) {
 		st.out = append(st.out, f)
 	}
 }
