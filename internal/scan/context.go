@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -71,7 +70,7 @@ type pathContext struct {
 var (
 	testTreeDirs    = map[string]bool{"tests": true, "test": true, "testing": true, "spec": true, "specs": true, "fixtures": true}
 	testDirsAnyDeep = map[string]bool{"__tests__": true, "__fixtures__": true, "__mocks__": true}
-	testFileName    = regexp.MustCompile(`(?i)^(?:tests?_[^/]*|[^/]*_tests?\.[^./]+|[^/]*\.(?:test|spec)\.[^./]+)$`)
+	testFileName    = lazy(`(?i)^(?:tests?_[^/]*|[^/]*_tests?\.[^./]+|[^/]*\.(?:test|spec)\.[^./]+)$`)
 	docProseExt     = map[string]bool{".md": true, ".txt": true, ".rst": true, ".html": true}
 	agentInstrDirs  = map[string]bool{"skills": true, "optional-skills": true}
 	agentInstrFiles = map[string]bool{"skill.md": true, "after-install.md": true}
@@ -128,12 +127,12 @@ var (
 		`|\bopen\s*\(|readFileSync|writeFileSync|appendFileSync|>>`)
 	execOnLine = ci("\\b(?:system|popen|run|call|check_output|check_call|Popen|exec|execv\\w*|spawn\\w*|eval|execSync|execFile\\w*" +
 		"|spawnSync|child_process|source|os\\.startfile|open)\\s*\\(|\\$\\(|(?:^|[^\\w\\\\])`")
-	literalSpan    = regexp.MustCompile(`[rRbBuUfF]{0,2}"(?:[^"\\\n]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\\n]|\\.)*'|` + "`(?:[^`\\\\\\n]|\\\\.)*`")
-	ipPort         = regexp.MustCompile(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{2,5}`)
+	literalSpan    = lazy(`[rRbBuUfF]{0,2}"(?:[^"\\\n]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\\n]|\\.)*'|` + "`(?:[^`\\\\\\n]|\\\\.)*`")
+	ipPort         = lazy(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{2,5}`)
 	urlRe          = ci(`https?://[^\s"'<>()]+`)
 	decodeConsumer = ci(`base64\s+(?:-d|--decode)\s*\|\s*(?:\w+=\S*\s+)*(?:\S*/)?([A-Za-z0-9_.+-]+)`)
-	interpreters   = regexp.MustCompile(`^(?:sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|nodejs|php|eval|source|exec|xargs|env|sudo)$`)
-	selfUninstall  = regexp.MustCompile(`^(?:\$\s*)?rm\s+(?:-[a-zA-Z]+\s+)*["']?\$HOME/\.hermes/(?:plugins|skills)/[A-Za-z0-9][A-Za-z0-9._-]*/?["']?\s*(?:#.*)?$`)
+	interpreters   = lazy(`^(?:sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|nodejs|php|eval|source|exec|xargs|env|sudo)$`)
+	selfUninstall  = lazy(`^(?:\$\s*)?rm\s+(?:-[a-zA-Z]+\s+)*["']?\$HOME/\.hermes/(?:plugins|skills)/[A-Za-z0-9][A-Za-z0-9._-]*/?["']?\s*(?:#.*)?$`)
 	pipInstallWord = ci(`pip\s+install`)
 )
 
@@ -221,7 +220,7 @@ func (st *fileState) inertFixture(f *Finding, line []byte) bool {
 	if execOnLine.Match(line) {
 		return false
 	}
-	r := ruleByID[f.PatternID]
+	r := getRuleByID()[f.PatternID]
 	if r == nil {
 		return false
 	}
@@ -229,7 +228,7 @@ func (st *fileState) inertFixture(f *Finding, line []byte) bool {
 }
 
 // insideLiteral: every match of re on line lies inside a quoted literal.
-func insideLiteral(line []byte, re *regexp.Regexp) bool {
+func insideLiteral(line []byte, re *lre) bool {
 	hits := re.FindAllIndex(line, -1)
 	if len(hits) == 0 {
 		return false
@@ -307,10 +306,10 @@ func isCommentLine(line []byte, prefixes []string) bool {
 // `/etc/passwd` in a screener's own regex classify text; they run nothing. Eligible
 // only when every occurrence sits inside a quoted literal as an alternation member or
 // as the whole literal, on a line that executes nothing.
-var literalTokens = map[string]*regexp.Regexp{
-	"sudo_usage":           regexp.MustCompile(`\bsudo\b`),
-	"dump_all_env":         regexp.MustCompile(`printenv|env\s*\|`),
-	"system_passwd_access": regexp.MustCompile(`/etc/(?:passwd|shadow)`),
+var literalTokens = map[string]*lre{
+	"sudo_usage":           lazy(`\bsudo\b`),
+	"dump_all_env":         lazy(`printenv|env\s*\|`),
+	"system_passwd_access": lazy(`/etc/(?:passwd|shadow)`),
 }
 
 func regexAlternationToken(id string, line []byte) bool {
@@ -356,7 +355,7 @@ func regexAlternationToken(id string, line []byte) bool {
 
 // ── base64 media (v8) ──
 var (
-	base64Run  = regexp.MustCompile(`(?:base64,)?([A-Za-z0-9+/]{24,}={0,2})`)
+	base64Run  = lazy(`(?:base64,)?([A-Za-z0-9+/]{24,}={0,2})`)
 	mediaMagic = [][]byte{[]byte("\x89PNG"), []byte("\xff\xd8\xff"), []byte("GIF8"), []byte("RIFF"), []byte("wOFF"),
 		[]byte("wOF2"), []byte("OTTO"), []byte("\x00\x01\x00\x00"), []byte("ttcf"), []byte("BM"), []byte("%PDF"),
 		[]byte("\x00\x00\x01\x00"), []byte("<svg"), []byte("<?xml"), []byte("ID3"), []byte("OggS"), []byte("fLaC"),

@@ -76,8 +76,8 @@ var (
 	jsEnvByName         = ci(`^\s*(?:\.\s*\w|\?\.|\[)`)
 	shellGather         = ci("(?:^|[;&|(`]|\\$\\()\\s*(?:printenv|env)\\s*(?:$|[|>;)`&])")
 	embeddedShellGather = ci("\\bprintenv\\s*(?:$|[|>;)`&\"'])|\\$\\(\\s*(?:printenv|env)\\s*\\)|`\\s*(?:printenv|env)\\s*`|[\"']env\\s*\\|")
-	rubyGather          = regexp.MustCompile(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
-	goGather            = regexp.MustCompile(`\bos\.Environ\s*\(`)
+	rubyGather          = lazy(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
+	goGather            = lazy(`\bos\.Environ\s*\(`)
 	childEnv            = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
 	// The environment handed to a process being started is the child's, not a gather.
 	processCall = ci(`\b(?:posix_spawnp?|spawn\w*|execv?p?e|Popen|subprocess\.\w+|child_process\.\w+|execFile(?:Sync)?|execSync)\s*\(`)
@@ -101,13 +101,13 @@ var (
 
 	envReadOrder = []string{"os.environ", "getenv", "process.env", "env["}
 	// Reads of one variable by name, per literal.
-	envReadByLit = map[string]*regexp.Regexp{
+	envReadByLit = map[string]*lre{
 		"os.environ":  ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']`),
 		"getenv":      ci(`getenv\s*\(\s*["'](\w+)["']`),
 		"process.env": ci(`process\.env(?:\.(\w+)|\[\s*["'](\w+)["'])`),
-		"env[":        regexp.MustCompile(`\bENV\[\s*["'](\w+)["']`),
+		"env[":        lazy(`\bENV\[\s*["'](\w+)["']`),
 	}
-	secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL`)
+	secretName = lazy(`KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL`)
 )
 
 type sigSite struct {
@@ -137,7 +137,7 @@ func (sg *signalState) onSignal(st *fileState, kind int, start, lit int) {
 	}
 	// A literal that starts with a letter must start a word ("nc " in "async " is no
 	// netcat, "curl" in "ncurl" no curl).
-	if l := eng.lits[lit]; isWord(l[0]) && start > 0 && isWord(st.data[start-1]) {
+	if l := st.eng.lits[lit]; isWord(l[0]) && start > 0 && isWord(st.data[start-1]) {
 		return
 	}
 	sg.seen[kind] = st.lineNo
@@ -362,11 +362,11 @@ func (sg *signalState) findings(st *fileState) []Finding {
 // childOnly: variable v is passed as env= (or env:) and appears on no remote sink line.
 func childOnly(data []byte, v string, remote []sigSite) bool {
 	for _, s := range remote {
-		if regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).Match(s.raw) {
+		if lazy(`\b` + regexp.QuoteMeta(v) + `\b`).Match(s.raw) {
 			return false
 		}
 	}
-	return regexp.MustCompile(`\benv\s*[=:]\s*` + regexp.QuoteMeta(v) + `\b`).Match(data)
+	return lazy(`\benv\s*[=:]\s*` + regexp.QuoteMeta(v) + `\b`).Match(data)
 }
 
 func trimTo(s string, n int) string {

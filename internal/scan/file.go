@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -59,13 +60,15 @@ var invisible = []struct {
 
 // engine is the automaton over every literal, built once.
 type engine struct {
+	rules   []*rule
 	ac      *acMatcher
 	lits    []string
 	lens    []int
 	targets [][]target
 }
 
-var eng = buildEngine()
+// getEngine builds the automaton on first use (not at init: most commands never scan).
+var getEngine = sync.OnceValue(buildEngine)
 
 func buildEngine() *engine {
 	e := &engine{}
@@ -90,7 +93,8 @@ func buildEngine() *engine {
 		}
 		e.targets[i] = append(e.targets[i], t)
 	}
-	for _, r := range rules {
+	e.rules = getRules()
+	for _, r := range e.rules {
 		for _, l := range r.lits {
 			addLit(l, target{kRule, r.idx})
 		}
@@ -124,7 +128,7 @@ type fileScanner struct {
 
 func newFileScanner(opts Options) *fileScanner {
 	fs := &fileScanner{opts: opts, hits: make([]hit, 0, hitBatch+8),
-		done: make([]uint64, (len(rules)+63)/64), winEnd: make([]int, len(rules)), declEnv: map[string]bool{}}
+		done: make([]uint64, (len(getRules())+63)/64), winEnd: make([]int, len(getRules())), declEnv: map[string]bool{}}
 	for _, v := range opts.RequiresEnv {
 		fs.declEnv[strings.ToUpper(v)] = true
 	}
@@ -192,6 +196,7 @@ func (fsc *fileScanner) scanPath(job fileJob) []Finding {
 
 // fileState is everything scanData knows about one file while walking its hits.
 type fileState struct {
+	eng  *engine
 	fsc  *fileScanner
 	rel  string
 	ext  string
@@ -214,7 +219,7 @@ type fileState struct {
 }
 
 func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
-	st := &fileState{fsc: fsc, rel: rel, ext: strings.ToLower(path.Ext(rel)), pc: contextFor(rel)}
+	st := &fileState{eng: getEngine(), fsc: fsc, rel: rel, ext: strings.ToLower(path.Ext(rel)), pc: contextFor(rel)}
 	var notes []Finding
 	// utf-8-sig: a leading BOM is the encoding, not content.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
@@ -236,9 +241,9 @@ func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
 	clear(fsc.winEnd)
 	pos, state := 0, uint32(0)
 	for pos < len(data) {
-		fsc.hits, pos, state = eng.ac.scan(data, pos, state, fsc.hits[:0], hitBatch)
+		fsc.hits, pos, state = st.eng.ac.scan(data, pos, state, fsc.hits[:0], hitBatch)
 		for _, h := range fsc.hits {
-			st.onHit(h.end-eng.lens[h.lit], h.end, h.lit)
+			st.onHit(h.end-st.eng.lens[h.lit], h.end, h.lit)
 		}
 	}
 	st.out = append(st.out, st.sig.findings(st)...)
@@ -285,7 +290,7 @@ func (st *fileState) onHit(start, end, lit int) {
 	if start >= st.lineEnd || st.lineStart < 0 {
 		st.enterLine(start)
 	}
-	for _, t := range eng.targets[lit] {
+	for _, t := range st.eng.targets[lit] {
 		switch t.kind {
 		case kInvisible:
 			if !st.invisibleDone {
@@ -309,7 +314,7 @@ func (st *fileState) onHit(start, end, lit int) {
 				}
 				continue
 			}
-			st.evalRule(rules[t.idx], start, end)
+			st.evalRule(st.eng.rules[t.idx], start, end)
 		case kSignal:
 			if !st.docLine {
 				st.sig.onSignal(st, t.idx, start, lit)

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"bytes"
-	"regexp"
 )
 
 // Per-file context that needs the lines before the current one. Each is computed
@@ -16,7 +15,7 @@ type ownerTracker struct {
 	continued              bool
 }
 
-var quotedSpan = regexp.MustCompile(`'[^'\n]*'|"[^"\n]*"`)
+var quotedSpan = lazy(`'[^'\n]*'|"[^"\n]*"`)
 
 func (st *fileState) ownerLine() []byte {
 	if st.owners == nil {
@@ -131,7 +130,7 @@ func maskLinkDestinations(line []byte) []byte {
 	}
 }
 
-var mainGuard = regexp.MustCompile(`^(\s*)if\s+(?:__name__\s*==\s*["']__main__["']|["']__main__["']\s*==\s*__name__)\s*:\s*(?:#.*)?$`)
+var mainGuard = lazy(`^(\s*)if\s+(?:__name__\s*==\s*["']__main__["']|["']__main__["']\s*==\s*__name__)\s*:\s*(?:#.*)?$`)
 
 // inMainGuard: the current line is in the body of an `if __name__ == "__main__":`
 // block (by indentation; the module's self-test harness, never run by the loader).

@@ -3,8 +3,8 @@ package scan
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
+	"sync"
 )
 
 // The threat catalogue: upstream's THREAT_PATTERNS (skills_guard "skills-guard-v4",
@@ -20,23 +20,23 @@ import (
 type rule struct {
 	id, sev, cat, desc string
 	lits               []string
-	re                 *regexp.Regexp
+	re                 *lre
 	// fn, when set, decides instead of re (look-around the RE2 syntax lacks); loc
 	// then locates the rule's text on a line (for the quoted-fixture demotion).
 	fn  func(line []byte) bool
-	loc *regexp.Regexp
+	loc *lre
 	idx int
 	// Cheaper checks before the expression runs (prefilter.go): anchored is the rule
 	// anchored at its literal, for rules whose every match starts with one; need are
 	// groups of which each must have a member on the line (lower case); pre looks at
 	// the bytes around the literal.
-	anchored *regexp.Regexp
+	anchored *lre
 	need     [][]string
 	pre      func(data []byte, start int) bool
 }
 
 // locator is the expression that finds the rule's text on a line.
-func (r *rule) locator() *regexp.Regexp {
+func (r *rule) locator() *lre {
 	if r.re != nil {
 		return r.re
 	}
@@ -50,7 +50,7 @@ func (r *rule) match(line []byte) bool {
 	return r.re.Match(line)
 }
 
-func ci(p string) *regexp.Regexp { return regexp.MustCompile(`(?i)` + p) }
+func ci(p string) *lre { return lazy(`(?i)` + p) }
 
 const (
 	sevCritical = "critical"
@@ -77,13 +77,13 @@ var (
 	otherLits  = []string{".claude/settings", ".codex/config"}
 )
 
-func proseModifyRe(file string) *regexp.Regexp {
+func proseModifyRe(file string) *lre {
 	return ci(`^\s*(?:[-*+]\s+|\d+[.)]\s+)?` + modifyVerb + `[^\n,]{0,80}?` + file + `\b` +
 		`|(?:\byou\s+(?:must|should|need\s+to)\s+|\bplease\s+|\bmake\s+sure\s+(?:to\s+|you\s+)|\bbe\s+sure\s+to\s+)` +
 		modifyVerb + `[^\n,]{0,80}?` + file + `\b`)
 }
 
-func shellWriteRe(file string) *regexp.Regexp {
+func shellWriteRe(file string) *lre {
 	return ci(`(?:>>|[\w"'` + "`" + `)\]]\s*>)\s*[~\w./-]*` + file +
 		`|\bsed\b[^\n]*\s(?:-[A-Za-z]*i[A-Za-z]*|--in-place)\b[^\n]*` + file +
 		`|\btee\s+(?:-a\s+)?[~\w./"'-]*` + file +
@@ -92,11 +92,12 @@ func shellWriteRe(file string) *regexp.Regexp {
 
 // rules is the catalogue in upstream's order (the order findings of one line are
 // listed in). Our own correlation rule is added by correlate.go, not here.
-var rules = buildRules()
+// getRules builds the catalogue on first use (its expressions compile lazily too).
+var getRules = sync.OnceValue(buildRules)
 
 func buildRules() []*rule {
 	var rs []*rule
-	add := func(id, sev, cat, desc string, lits []string, re *regexp.Regexp, fn func([]byte) bool) {
+	add := func(id, sev, cat, desc string, lits []string, re *lre, fn func([]byte) bool) {
 		rs = append(rs, &rule{id: id, sev: sev, cat: cat, desc: desc, lits: lits, re: re, fn: fn, idx: len(rs)})
 	}
 	R := func(id, sev, cat, desc string, lits []string, pattern string) {
@@ -300,7 +301,7 @@ func buildRules() []*rule {
 		"NOPASSWD sudoers entry (passwordless privilege escalation)", L("nopasswd"), `NOPASSWD`)
 	R("suid_bit", sevCritical, "privilege_escalation", "sets SUID/SGID bit on a file", L("chmod"), `chmod\s+[u+]?s`)
 	// ── Agent config persistence ──
-	R0 := func(id, sev, desc string, lits []string, re *regexp.Regexp, guard bool) {
+	R0 := func(id, sev, desc string, lits []string, re *lre, guard bool) {
 		if guard {
 			add(id, sev, "persistence", desc, lits, nil, notWordAfter(re))
 		} else {
@@ -372,7 +373,7 @@ func buildRules() []*rule {
 		L("conversation", "chat", "previous", "context"), contextExfil)
 	R("send_to_url", sevHigh, "exfiltration", "instructs agent to send data to a URL",
 		L("://"), `(?:send|post|upload|transmit)\s+.*\s+(?:to|at)\s+https?://`)
-	locs := map[string]*regexp.Regexp{
+	locs := map[string]*lre{
 		"env_exfil_curl": ci(`curl\s+`), "env_exfil_wget": ci(`wget\s+`), "env_exfil_fetch": ci(`fetch\s*\(`),
 		"env_exfil_httpx": ci(`httpx?\.(?:get|post|put|patch)\s*\(`), "env_exfil_requests": ci(`requests\.(?:get|post|put|patch)\s*\(`),
 		"js_read_secrets_file": jsReadArg, "python_os_environ": osEnviron, "dns_exfil": dnsExfilRe,
@@ -417,7 +418,7 @@ var approx = map[string]string{
 // look-around dropped): the rule set in a form other tools accept, for benchmarks.
 func Patterns() []string {
 	var out []string
-	for _, r := range rules {
+	for _, r := range getRules() {
 		if p, ok := approx[r.id]; ok {
 			out = append(out, p)
 		} else {
@@ -434,13 +435,13 @@ func Patterns() []string {
 }
 
 // ruleByID is for the corpus tests and the demotion tables.
-var ruleByID = func() map[string]*rule {
+var getRuleByID = sync.OnceValue(func() map[string]*rule {
 	m := map[string]*rule{}
-	for _, r := range rules {
+	for _, r := range getRules() {
 		m[r.id] = r
 	}
 	return m
-}()
+})
 
 // lowerASCII is bytes.ToLower for the ASCII letters only (what the prefilter folds).
 func lowerASCII(b []byte) []byte {
