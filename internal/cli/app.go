@@ -122,6 +122,7 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	if err := a.registerBuiltinTools(m, a.approver); err != nil {
 		return nil, err
 	}
+	m.SetLLM(a.lazyPluginLLM(m))
 	a.warned = 0
 	a.flushWarnings(m)
 	return m, nil

@@ -77,6 +77,13 @@ func runChat(ctx context.Context, app *App, o *chatOptions) error {
 	if o.jsonOut && o.query == "" {
 		return &exitCodeError{code: exitUsage, msg: "Error: --json needs -q PROMPT (it prints one turn)"}
 	}
+	var pump *linePump
+	if o.query == "" {
+		// One reader owns stdin: the prompt loop takes lines while idle, the
+		// approval prompt takes them while a turn waits on it.
+		pump = newLinePump(app.IO.In)
+		app.IO.In = pump
+	}
 	m, err := app.Manager()
 	if err != nil {
 		return err
@@ -103,7 +110,61 @@ func runChat(ctx context.Context, app *App, o *chatOptions) error {
 	if o.query != "" {
 		return cs.oneShot(ctx, o)
 	}
-	return cs.repl(ctx)
+	return cs.repl(ctx, pump)
+}
+
+// linePump reads stdin line by line on its own goroutine. The prompt loop takes
+// lines from Lines; anyone else (the approval prompt) reads it as an io.Reader and
+// gets one line per Read, so no reader buffers away a line meant for the other.
+type linePump struct {
+	lines chan string
+	eof   chan struct{}
+	buf   []byte
+}
+
+func newLinePump(r io.Reader) *linePump {
+	p := &linePump{lines: make(chan string), eof: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 4<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.eof)
+	}()
+	return p
+}
+
+// ReadLineContext gives the approval prompt one line, or gives up with ctx
+// without leaving a read behind that would swallow the next chat line.
+func (p *linePump) ReadLineContext(ctx context.Context) (string, error) {
+	if len(p.buf) > 0 {
+		l := strings.TrimSuffix(string(p.buf), "\n")
+		p.buf = nil
+		return l, nil
+	}
+	select {
+	case l := <-p.lines:
+		return l, nil
+	case <-p.eof:
+		return "", io.EOF
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func (p *linePump) Read(b []byte) (int, error) {
+	if len(p.buf) == 0 {
+		select {
+		case l := <-p.lines:
+			p.buf = []byte(l + "\n")
+		case <-p.eof:
+			return 0, io.EOF
+		}
+	}
+	n := copy(b, p.buf)
+	p.buf = p.buf[n:]
+	return n, nil
 }
 
 func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOptions) (*chatSession, error) {
@@ -150,20 +211,7 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 	ag.SetClient(client)
 	cs.ag = ag
 
-	pl := &agent.PluginLLM{Client: client, Model: lcfg.Model, Provider: lcfg.Provider,
-		Trust: func(id string) map[string]any {
-			d, err := m.Store().Load()
-			if err != nil {
-				return nil
-			}
-			v, _ := d.GetPath([]string{"plugins", "entries", id, "llm"})
-			t, _ := v.(map[string]any)
-			return t
-		},
-		Log: func(id, purpose, model string, u llm.Usage) {
-			app.logger().Info("ctx.llm call", "plugin", id, "purpose", purpose, "model", model, "total_tokens", u.TotalTokens)
-		}}
-	m.SetLLM(pl.Serve)
+	m.SetLLM(app.pluginLLM(m, client, lcfg).Serve)
 	m.SetInjector(cs.injectMessage)
 
 	store, err := openChatStore(ctx, h.Dir)
@@ -187,6 +235,9 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		cs.sess = ag.NewSession(ctx, id)
 	}
 	ag.SetRecorder(store)
+	if app.approver != nil {
+		app.approver.SessionKey = cs.sess.ID
+	}
 	return cs, nil
 }
 
@@ -408,19 +459,10 @@ func (cs *chatSession) interruptOnSignal(ctx context.Context) func() {
 }
 
 // repl is the interactive loop: lines from stdin, injected messages, slash commands.
-func (cs *chatSession) repl(ctx context.Context) error {
+func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 	stop := cs.interruptOnSignal(ctx)
 	defer stop()
-	lines := make(chan string)
-	eof := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(cs.app.IO.In)
-		sc.Buffer(make([]byte, 64*1024), 4<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(eof)
-	}()
+	lines, eof := pump.lines, pump.eof
 	tty := cs.app.IO.CanPrompt()
 	if tty {
 		fmt.Fprintf(cs.app.IO.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.model, cs.sess.ID)
@@ -475,7 +517,6 @@ func (cs *chatSession) repl(ctx context.Context) error {
 
 func (cs *chatSession) close() {
 	cs.m.SetInjector(nil)
-	cs.m.SetLLM(nil)
 	if cs.sess != nil && cs.m.Hooks.Has("on_session_finalize") {
 		cs.m.Hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
 	}

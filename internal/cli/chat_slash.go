@@ -131,6 +131,9 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 		cs.m.Hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
 	cs.sess = cs.ag.NewSession(ctx, id)
+	if cs.app.approver != nil {
+		cs.app.approver.SessionKey = id
+	}
 	fmt.Fprintf(cs.app.IO.Err, "New session %s\n", id)
 	return nil
 }
