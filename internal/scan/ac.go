@@ -49,84 +49,84 @@ func newAC(lits []string) *acMatcher {
 		m.class[b] = m.class[fold[b]]
 	}
 	m.ncls = n
-	// Trie.
-	type node struct {
-		next []int32
-		fail int
-		out  []int
-	}
-	newNode := func() node {
-		nx := make([]int32, n)
-		for i := range nx {
-			nx[i] = -1
+	// Trie, as one flat table of child links (state*n+class, -1 for none).
+	next := make([]int32, 0, 2048*n)
+	var fail []int32
+	var outs [][]int
+	newNode := func() int {
+		for c := 0; c < n; c++ {
+			next = append(next, -1)
 		}
-		return node{next: nx}
+		fail = append(fail, 0)
+		outs = append(outs, nil)
+		return len(fail) - 1
 	}
-	nodes := []node{newNode()}
+	newNode()
 	for id, l := range lits {
 		m.lens[id] = len(l)
 		s := 0
 		for i := 0; i < len(l); i++ {
-			c := m.class[l[i]]
-			if nodes[s].next[c] < 0 {
-				nodes = append(nodes, newNode())
-				nodes[s].next[c] = int32(len(nodes) - 1)
+			c := int(m.class[l[i]])
+			if next[s*n+c] < 0 {
+				t := newNode()
+				next[s*n+c] = int32(t)
 			}
-			s = int(nodes[s].next[c])
+			s = int(next[s*n+c])
 		}
-		nodes[s].out = append(nodes[s].out, id)
+		outs[s] = append(outs[s], id)
 	}
 	// Failure links, breadth first, turning the trie into a full DFA.
-	queue := []int{}
+	queue := make([]int, 0, len(fail))
 	for c := 0; c < n; c++ {
-		if t := nodes[0].next[c]; t < 0 {
-			nodes[0].next[c] = 0
+		if t := next[c]; t <= 0 {
+			next[c] = 0
 		} else {
-			nodes[t].fail = 0
+			fail[t] = 0
 			queue = append(queue, int(t))
 		}
 	}
-	nodes[0].next[0] = 0
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		f := nodes[s].fail
-		nodes[s].out = append(nodes[s].out, nodes[f].out...)
+	for qi := 0; qi < len(queue); qi++ {
+		s := queue[qi]
+		f := int(fail[s])
+		if len(outs[f]) > 0 {
+			outs[s] = append(outs[s][:len(outs[s]):len(outs[s])], outs[f]...)
+		}
 		for c := 0; c < n; c++ {
-			t := nodes[s].next[c]
+			t := next[s*n+c]
 			if t < 0 || c == 0 {
-				nodes[s].next[c] = nodes[f].next[c]
+				next[s*n+c] = next[f*n+c]
 				continue
 			}
-			nodes[t].fail = int(nodes[f].next[c])
+			fail[t] = next[f*n+c]
 			queue = append(queue, int(t))
 		}
 	}
+	nstates := len(fail)
 	// Renumber: states without output first, so "has output" is one comparison.
-	order := make([]int, 0, len(nodes))
-	for i := range nodes {
-		if len(nodes[i].out) == 0 {
+	order := make([]int, 0, nstates)
+	for i := 0; i < nstates; i++ {
+		if len(outs[i]) == 0 {
 			order = append(order, i)
 		}
 	}
 	m.fstate = len(order)
-	for i := range nodes {
-		if len(nodes[i].out) > 0 {
+	for i := 0; i < nstates; i++ {
+		if len(outs[i]) > 0 {
 			order = append(order, i)
 		}
 	}
-	newID := make([]int, len(nodes))
+	newID := make([]int, nstates)
 	for ni, old := range order {
 		newID[old] = ni
 	}
-	m.trans = make([]uint32, len(nodes)*n)
-	m.out = make([][]int, len(nodes)-m.fstate)
+	m.trans = make([]uint32, nstates*n)
+	m.out = make([][]int, nstates-m.fstate)
 	for ni, old := range order {
 		for c := 0; c < n; c++ {
-			m.trans[ni*n+c] = uint32(newID[nodes[old].next[c]] * n)
+			m.trans[ni*n+c] = uint32(newID[next[old*n+c]] * n)
 		}
 		if ni >= m.fstate {
-			m.out[ni-m.fstate] = nodes[old].out
+			m.out[ni-m.fstate] = outs[old]
 		}
 	}
 	m.first = uint32(m.fstate * n)
