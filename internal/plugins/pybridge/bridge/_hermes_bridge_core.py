@@ -337,12 +337,19 @@ class Bridge:
             return
         try:
             result = fn(msg.get("params") or {}, rid)
-            if type(result) is str and type(rid) is int:
-                # The usual tool result: encode it directly, without a full dumps.
-                data = '{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (rid, _encode_str(result))
-                with self.write_lock:
-                    self.wfile.write(data.encode("utf-8"))
-                return
+            if type(rid) is int:
+                # The usual answers, a tool's string and an observer hook's None,
+                # are encoded directly, without a full dumps.
+                if type(result) is str:
+                    data = '{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (rid, _encode_str(result))
+                elif result is None:
+                    data = '{"jsonrpc":"2.0","id":%d,"result":null}\n' % rid
+                else:
+                    data = None
+                if data is not None:
+                    with self.write_lock:
+                        self.wfile.write(data.encode("utf-8"))
+                    return
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
         except HostError as exc:
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": str(exc)}}
