@@ -81,6 +81,8 @@ var (
 	childEnv            = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
 	// The environment handed to a process being started is the child's, not a gather.
 	processCall = ci(`\b(?:posix_spawnp?|spawn\w*|execv?p?e|Popen|subprocess\.\w+|child_process\.\w+|execFile(?:Sync)?|execSync)\s*\(`)
+	// Iteration filtered to a named prefix reads the plugin's own settings.
+	prefixFilter = ci(`\.startswith\(\s*["'][A-Za-z0-9_]+["']|\.startsWith\(\s*["'][A-Za-z0-9_]+["']`)
 	// A socket over an inherited descriptor or a Unix socket reaches no network.
 	localSocket = ci(`\bAF_UNIX\b|\bfileno\s*=|\bsocketpair\s*\(`)
 	assignTo    = ci(`^\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
@@ -168,6 +170,9 @@ func (sg *signalState) examine(st *fileState, kinds ...sigKind) []sigSite {
 		case sigGatherPy, sigGatherJS, sigGatherSh, sigGatherRb:
 			if !gathers(c.kind, line, st.pc.ext) || childEnv.Match(line) || (c.kind != sigGatherSh && processCall.Match(line)) {
 				continue // not the whole environment, or a copy for a child process
+			}
+			if prefixFilter.Match(line) {
+				continue // the plugin's own namespace: k.startswith("MYPLUGIN_")
 			}
 			if m := assignTo.FindSubmatch(line); m != nil {
 				site.v = string(m[1])
