@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,7 +85,7 @@ func TestExcludedDirs(t *testing.T) {
 func TestStructural(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < maxFileCount+1; i++ {
-		write(t, filepath.Join(dir, "many", strings.Repeat("f", 1+i%7)+string(rune('a'+i%26))+"_"+itoa(i)+".txt"), []byte("ok\n"))
+		write(t, filepath.Join(dir, "many", strings.Repeat("f", 1+i%7)+string(rune('a'+i%26))+"_"+strconv.Itoa(i)+".txt"), []byte("ok\n"))
 	}
 	// Sparse: big by size, cheap to make; not a scannable type, so never read.
 	big := filepath.Join(dir, "blob.dat")
@@ -100,20 +101,13 @@ func TestStructural(t *testing.T) {
 	for id, sev := range map[string]string{"too_many_files": sevMedium, "oversized_bundle": sevMedium,
 		"oversized_file": sevMedium, "binary_file": sevHigh} {
 		fs := findings(res, id)
-		if len(fs) != 1 || fs[0].Severity != sevSev(sev) {
+		if len(fs) != 1 || fs[0].Severity != sev {
 			t.Errorf("%s: got %+v", id, fs)
 		}
 	}
 	if res.Verdict != VerdictCaution {
 		t.Errorf("verdict %s, want caution (binary_file is high for plugins)", res.Verdict)
 	}
-}
-
-func sevSev(s string) string { return s }
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }
 
 func TestSymlinks(t *testing.T) {
