@@ -283,12 +283,10 @@ func (s *scanner) checkSymlink(root, rel string) {
 	abs := filepath.Join(root, rel)
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		// Dangling: judge where it points, lexically.
+		// Dangling (not a loop): judge where it points, lexically, as Python's
+		// non-strict resolve() does upstream.
 		target, rerr := os.Readlink(abs)
-		if rerr == nil && !errors.Is(err, fs.ErrNotExist) {
-			target = ""
-		}
-		if target != "" {
+		if rerr == nil && errors.Is(err, fs.ErrNotExist) && target != "" {
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(filepath.Dir(abs), target)
 			}
