@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -45,5 +46,17 @@ func init() {
 			time.Sleep(20 * time.Millisecond)
 		}
 		ts.Fatalf("waitfile: %s did not appear within a minute", args[0])
+	}
+}
+
+// lastline FILE: print FILE's last non-empty line to stdout, e.g. the latest
+// request in $WORK/fakellm-requests.jsonl, so stdout/! stdout check just that one.
+func init() {
+	scriptCmds["lastline"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: lastline FILE")
+		}
+		lines := strings.Split(strings.TrimRight(ts.ReadFile(args[0]), "\n"), "\n")
+		ts.Stdout().Write([]byte(lines[len(lines)-1] + "\n"))
 	}
 }
