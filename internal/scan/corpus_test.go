@@ -126,15 +126,21 @@ func TestCorpusCoversEveryRule(t *testing.T) {
 	}
 }
 
-// The prefilter is sound: a line a rule matches always holds one of its literals, so
-// running the rule only where a literal occurs loses nothing. Checked on every corpus
-// line.
+// The prefilters are sound: a line a rule matches always holds one of its literals
+// and its needed words, so running the rule only where they occur loses nothing.
+// Checked on every corpus line.
 func TestLiteralsCoverMatches(t *testing.T) {
 	for _, s := range corpus(t) {
 		for _, line := range strings.Split(s.text, "\n") {
 			for _, r := range getRules() {
-				if r.match([]byte(line)) && !r.hasLiteral([]byte(line)) {
+				if !r.match([]byte(line)) {
+					continue
+				}
+				if !r.hasLiteral([]byte(line)) {
 					t.Errorf("rules.txt:%d: %s matches %q but none of its literals %q occurs", s.line, r.id, line, r.lits)
+				}
+				if r.need != nil && !needsMet(lowerASCII([]byte(line)), r.need) {
+					t.Errorf("rules.txt:%d: %s matches %q but its needed words %q are missing", s.line, r.id, line, r.need)
 				}
 			}
 		}
