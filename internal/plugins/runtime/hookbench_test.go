@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/plugins/pybridge"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -21,28 +20,12 @@ func BenchmarkHookCallPython(b *testing.B) {
 			name = "deadline"
 		}
 		b.Run(name, func(b *testing.B) {
-			rec := &recorder{}
 			ctx := context.Background()
-			cache := b.TempDir()
-			info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, b.TempDir())
-			if err != nil {
-				b.Skip(err)
-			}
-			script, _ := pybridge.Ensure(cache)
 			dir := b.TempDir()
 			_ = os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte("name: p\n"), 0o644)
 			_ = os.WriteFile(filepath.Join(dir, "__init__.py"), []byte(
 				"def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda tool_name, args, **kw: None)\n"), 0o644)
-			rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
-			spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "p", Name: "p", Dir: dir, Source: "user"}}, Env: os.Environ()}
-			p, _, err := rt.Start(ctx, spec, rec.handle)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Stop(ctx)
-			if err := p.Call(ctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
-				b.Fatal(err)
-			}
+			p, rec := startRegistered(b, dir, "p")
 			var handle, hook string
 			for _, h := range rec.hooks {
 				if h.Hook == "pre_tool_call" {

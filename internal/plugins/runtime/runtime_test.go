@@ -110,10 +110,10 @@ func TestPythonHelloWorld(t *testing.T) {
 	}
 }
 
-func BenchmarkToolCallPython(b *testing.B) {
+// startRegistered starts the Python plugin in dir through the bridge and runs its
+// register(); the recorder holds what it registered.
+func startRegistered(b *testing.B, dir, id string) (*Process, *recorder) {
 	rec := &recorder{}
-	t := &testing.T{}
-	_ = t
 	ctx := context.Background()
 	cache := b.TempDir()
 	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, b.TempDir())
@@ -121,17 +121,23 @@ func BenchmarkToolCallPython(b *testing.B) {
 		b.Skip(err)
 	}
 	script, _ := pybridge.Ensure(cache)
-	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
 	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
-	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "hello-world", Name: "hello-world", Dir: dir, Source: "user"}}, Env: os.Environ()}
+	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: id, Name: id, Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, _, err := rt.Start(ctx, spec, rec.handle)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Stop(ctx)
+	b.Cleanup(func() { p.Stop(context.Background()) })
 	if err := p.Call(ctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
 		b.Fatal(err)
 	}
+	return p, rec
+}
+
+func BenchmarkToolCallPython(b *testing.B) {
+	ctx := context.Background()
+	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
+	p, rec := startRegistered(b, dir, "hello-world")
 	params := protocol.ToolCallParams{Handle: rec.tools[0].Handle, Args: map[string]any{"name": "Ada"}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
