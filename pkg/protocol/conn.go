@@ -499,6 +499,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	var p []byte
 	if rp, ok := params.(RawParams); ok {
 		p = rp
+	} else if ap, ok := params.(jsonAppender); ok {
+		var err error
+		if p, err = ap.appendJSON(make([]byte, 0, 256)); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
 	} else {
 		var err error
 		if p, err = json.Marshal(params); err != nil {

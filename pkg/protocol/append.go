@@ -1,0 +1,100 @@
+package protocol
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// jsonAppender is implemented by params that encode themselves without
+// reflection: the hot path of every tool call.
+type jsonAppender interface {
+	appendJSON(b []byte) ([]byte, error)
+}
+
+func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"handle":`...)
+	b = appendJSONString(b, p.Handle)
+	b = append(b, `,"args":`...)
+	var err error
+	if b, err = appendValue(b, p.Args); err != nil {
+		return nil, err
+	}
+	if len(p.Kwargs) > 0 {
+		b = append(b, `,"kwargs":`...)
+		if b, err = appendValue(b, p.Kwargs); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendValue encodes the plain JSON values tool arguments are made of, exactly
+// as encoding/json does (sorted keys, same escaping); anything else goes through it.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case json.Number:
+		if x == "" {
+			return append(b, '0'), nil
+		}
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			return nil, &json.UnsupportedValueError{Str: string(x)}
+		}
+		return append(b, x...), nil
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.AppendInt(b, int64(x), 10), nil
+		}
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
+}
