@@ -1,0 +1,258 @@
+// Package catalog is the plugin catalog behind `hermes plugins search|browse|info`
+// and install by bare name. It reads upstream's two formats and merges them, each
+// entry keeping where it came from:
+//
+//   - the curated catalog ({"entries":[...],"removed":[...]}, reviewed entries pinned
+//     to a commit, with a tier and declared capabilities, plus a kill list), and
+//   - the community index ({"schema_version","generated_at","plugins":[...]} or a bare
+//     list; metadata-only review).
+//
+// Each source is read through the chain fresh cache → remote → stale cache → the
+// seed embedded in the binary, so search works offline. Invalid entries are skipped
+// with a warning; nothing a remote serves is fatal.
+package catalog
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Origins of an entry: which of the two formats listed it.
+const (
+	OriginCatalog = "catalog" // curated catalog (reviewed, tiered)
+	OriginIndex   = "index"   // community index (metadata review only)
+)
+
+// Where a source's entries were read from (upstream's "source" values).
+const (
+	SourceRemote = "remote"
+	SourceCache  = "cache"
+	SourceSeed   = "seed"
+)
+
+// SecurityFooter is upstream's note under every search: being listed is not an audit.
+const SecurityFooter = "Indexed ≠ audited: inclusion in the index is a metadata review only, not a code audit. Review a plugin before enabling it."
+
+// Entry is one installable plugin from either source.
+type Entry struct {
+	Name        string
+	Description string
+	// Author is the index's author or the catalog's maintainer.
+	Author string
+	Tags   []string
+	// Repo is as listed: owner/name (index) or an https URL (catalog).
+	Repo string
+	// Ref is the pinned commit, a lower-case 40-hex SHA (validated).
+	Ref      string
+	Subdir   string
+	Homepage string
+	// Labels are the index's free-form capability labels (tools, platform, ...).
+	Labels []string
+	// Tools, Hooks, Middleware and Env are the catalog's declared capabilities.
+	Tools, Hooks, Middleware, Env []string
+	// Tier is official or community for catalog entries, "" for index entries.
+	Tier           string
+	Category       string
+	Version        string
+	DocsURL        string
+	RequiresHermes string
+	Image          string
+	Platforms      []string
+	APIVersion     int
+	AddedAt        string
+	// Origin is OriginCatalog or OriginIndex.
+	Origin string
+}
+
+// GitURL is the URL install clones: index repos are GitHub owner/name.
+func (e *Entry) GitURL() string {
+	if e.Origin == OriginIndex {
+		return "https://github.com/" + e.Repo + ".git"
+	}
+	return e.Repo
+}
+
+// Identifier is what a user could type instead of the bare name: owner/repo[/subdir]
+// for index entries, repo[#subdir] for catalog entries.
+func (e *Entry) Identifier() string {
+	if e.Origin == OriginIndex {
+		if e.Subdir != "" {
+			return e.Repo + "/" + e.Subdir
+		}
+		return e.Repo
+	}
+	if e.Subdir != "" {
+		return e.Repo + "#" + e.Subdir
+	}
+	return e.Repo
+}
+
+// Provenance is a short label for where the entry is listed: "catalog:official",
+// "catalog:community" or "index".
+func (e *Entry) Provenance() string {
+	if e.Origin == OriginCatalog {
+		return "catalog:" + e.Tier
+	}
+	return "index"
+}
+
+// Capabilities are the labels --capability matches: the index's labels, or for a
+// catalog entry what it declares (tools, hooks, middleware, env).
+func (e *Entry) Capabilities() []string {
+	if e.Origin == OriginIndex {
+		return e.Labels
+	}
+	var out []string
+	if len(e.Tools) > 0 {
+		out = append(out, "tools")
+	}
+	if len(e.Hooks) > 0 {
+		out = append(out, "hooks")
+	}
+	if len(e.Middleware) > 0 {
+		out = append(out, "middleware")
+	}
+	if len(e.Env) > 0 {
+		out = append(out, "env")
+	}
+	return out
+}
+
+// Removed is one kill-list row of the curated catalog.
+type Removed struct {
+	Name   string
+	Repo   string
+	Reason string
+	Date   string
+}
+
+// Catalog is both sources merged.
+type Catalog struct {
+	Entries []Entry
+	Removed []Removed
+	// CatalogSource and IndexSource say where each part was read from.
+	CatalogSource, IndexSource string
+	// Warnings are unreadable caches and failed fetches, one sentence each.
+	Warnings []string
+	// Skipped describes each invalid entry that was left out.
+	Skipped []string
+	// Fetched is true when a remote was read in this load.
+	Fetched bool
+}
+
+// Source summarises CatalogSource and IndexSource in upstream's vocabulary: the
+// least fresh of the two (remote > cache > seed), so "remote" means all of it is.
+func (c *Catalog) Source() string {
+	rank := map[string]int{SourceRemote: 3, SourceCache: 2, SourceSeed: 1, "": 4}
+	s := c.CatalogSource
+	if rank[c.IndexSource] < rank[s] {
+		s = c.IndexSource
+	}
+	if s == "" {
+		return SourceSeed
+	}
+	return s
+}
+
+// normRepo is the kill list's repo comparison: trimmed, no trailing slash or .git,
+// lower-case; GitHub shorthand and URLs compare equal.
+func normRepo(r string) string {
+	r = strings.ToLower(strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(r), "/"), ".git"))
+	r = strings.TrimPrefix(r, "https://github.com/")
+	r = strings.TrimPrefix(r, "http://github.com/")
+	return r
+}
+
+// RemovedFor reports the kill-list row matching a name or a repository (URL or
+// owner/name), if any.
+func (c *Catalog) RemovedFor(name, repo string) (Removed, bool) {
+	n, r := strings.ToLower(strings.TrimSpace(name)), normRepo(repo)
+	for _, k := range c.Removed {
+		if n != "" && strings.ToLower(k.Name) == n {
+			return k, true
+		}
+		if r != "" && k.Repo != "" && normRepo(k.Repo) == r {
+			return k, true
+		}
+	}
+	return Removed{}, false
+}
+
+// LookupError is a bare name that resolves to nothing or to several entries.
+type LookupError struct {
+	Name string
+	// Candidates are the entries that match exactly (ambiguous) or by substring
+	// (suggestions for an unknown name).
+	Candidates []Entry
+	Ambiguous  bool
+}
+
+func (e *LookupError) Error() string {
+	var b strings.Builder
+	if e.Ambiguous {
+		b.WriteString("'" + e.Name + "' matches more than one plugin; nothing was installed. Install one by its source:")
+	} else {
+		b.WriteString("'" + e.Name + "' is not in the Hermes plugin catalog and is not a Git URL or owner/repo shorthand. Browse entries with `hermes plugins search`.")
+		if len(e.Candidates) > 0 {
+			b.WriteString("\nDid you mean:")
+		}
+	}
+	for _, c := range e.Candidates {
+		b.WriteString("\n  " + c.Name + "  →  " + c.Identifier() + "  (" + c.Provenance() + ")")
+	}
+	return b.String()
+}
+
+// Lookup finds the entry a bare name means: its exact (case-insensitive) name. The
+// same plugin listed by both sources (same repository and subdirectory) counts
+// once, the curated entry winning. Several different plugins under that name are
+// ambiguous; an unknown name returns up to five substring matches as suggestions.
+// Unlike upstream's index resolver, a unique substring is never installed: a user
+// only gets the plugin they named.
+func (c *Catalog) Lookup(name string) (*Entry, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	var exact []Entry
+	seen := map[string]int{}
+	for _, e := range c.Entries {
+		if strings.ToLower(e.Name) != n {
+			continue
+		}
+		key := normRepo(e.Repo) + "#" + e.Subdir
+		if i, ok := seen[key]; ok {
+			if exact[i].Origin == OriginIndex && e.Origin == OriginCatalog {
+				exact[i] = e
+			}
+			continue
+		}
+		seen[key] = len(exact)
+		exact = append(exact, e)
+	}
+	switch {
+	case len(exact) == 1:
+		return &exact[0], nil
+	case len(exact) > 1:
+		sort.SliceStable(exact, func(i, j int) bool { return exact[i].Origin == OriginCatalog && exact[j].Origin != OriginCatalog })
+		return nil, &LookupError{Name: name, Candidates: exact, Ambiguous: true}
+	}
+	var sugg []Entry
+	for _, e := range c.Entries {
+		if n != "" && strings.Contains(strings.ToLower(e.Name), n) {
+			sugg = append(sugg, e)
+			if len(sugg) == 5 {
+				break
+			}
+		}
+	}
+	return nil, &LookupError{Name: name, Candidates: sugg}
+}
+
+// bareNameRE is upstream's catalog name shape; IsBareName adds "no path, no scheme".
+var bareNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// IsBareName reports whether an install identifier is a catalog name rather than a
+// source: no '/', '\\', ':' or URL scheme. owner/repo and URLs never touch the catalog.
+func IsBareName(id string) bool {
+	id = strings.TrimSpace(id)
+	return bareNameRE.MatchString(id) && !strings.HasPrefix(id, ".")
+}

@@ -1,0 +1,333 @@
+package catalog
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// Upstream's defaults (reference §8.7, §8.8).
+const (
+	DefaultIndexURL   = "https://raw.githubusercontent.com/NousResearch/hermes-plugin-index/main/index.json"
+	DefaultCatalogURL = "https://hermes-agent.nousresearch.com/docs/api/plugin-catalog.json"
+
+	IndexCacheFile   = "plugin_index.json"
+	CatalogCacheFile = "plugin-catalog.json"
+
+	IndexTTL   = 24 * time.Hour
+	CatalogTTL = 6 * time.Hour
+
+	IndexTimeout   = 10 * time.Second
+	CatalogTimeout = 5 * time.Second
+
+	IndexMaxBytes   = 5 << 20
+	CatalogMaxBytes = 2 << 20
+)
+
+// Config keys that override the remote URLs. plugins.index_url is upstream's;
+// upstream has no key for the curated catalog's live URL, so plugins.catalog_url
+// is ours (docs/DESIGN.md).
+const (
+	IndexURLKey   = "plugins.index_url"
+	CatalogURLKey = "plugins.catalog_url"
+)
+
+// EnvOffline, when truthy (1/true/yes/on), stops every remote fetch: caches, then the
+// seed. The test harness sets it so no test can reach the real network.
+const EnvOffline = "HERMES_OFFLINE"
+
+//go:embed seed.json
+var seedCatalog []byte
+
+// Seed returns the catalog embedded in the binary (our own curated file).
+func Seed() ([]Entry, []Removed) {
+	e, r, _, err := ParseCatalog(seedCatalog)
+	if err != nil {
+		panic("catalog: embedded seed is invalid: " + err.Error())
+	}
+	return e, r
+}
+
+// Loader reads both sources through fresh cache → remote → stale cache → seed.
+type Loader struct {
+	// CacheDir is $HERMES_HOME/cache.
+	CacheDir string
+	// IndexURL and CatalogURL override the defaults ("" = default). An http:// URL
+	// is fetched only from a loopback host.
+	IndexURL, CatalogURL string
+	// Offline skips the remotes (HERMES_OFFLINE).
+	Offline bool
+	// Refresh ignores fresh caches and fetches first (--refresh).
+	Refresh bool
+	// Client is used for fetches; nil builds one. Timeouts and size caps apply
+	// either way.
+	Client *http.Client
+	// Now is the clock for cache ages (nil: time.Now).
+	Now func() time.Time
+
+	// Limits, zero = upstream's defaults (tests shrink them).
+	IndexTimeout, CatalogTimeout   time.Duration
+	IndexMaxBytes, CatalogMaxBytes int64
+}
+
+type part struct {
+	entries []Entry
+	removed []Removed
+	skipped []string
+}
+
+type sourceSpec struct {
+	what    string // "plugin index" / "plugin catalog"
+	file    string
+	url     string
+	ttl     time.Duration
+	timeout time.Duration
+	max     int64
+	parse   func([]byte) (part, error)
+}
+
+func parseIndexPart(b []byte) (part, error) {
+	e, w, err := ParseIndex(b)
+	return part{entries: e, skipped: w}, err
+}
+
+func parseCatalogPart(b []byte) (part, error) {
+	e, r, w, err := ParseCatalog(b)
+	return part{entries: e, removed: r, skipped: w}, err
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Load reads both sources and merges them: curated entries first, then the index.
+// It never fails: what cannot be read is a warning and the next link of the chain
+// is used, down to the embedded seed.
+func (l *Loader) Load(ctx context.Context) *Catalog {
+	c := &Catalog{}
+	catSpec := sourceSpec{
+		what: "plugin catalog", file: CatalogCacheFile, url: or(l.CatalogURL, DefaultCatalogURL), ttl: CatalogTTL,
+		timeout: or(l.CatalogTimeout, CatalogTimeout), max: or(l.CatalogMaxBytes, CatalogMaxBytes), parse: parseCatalogPart,
+	}
+	idxSpec := sourceSpec{
+		what: "plugin index", file: IndexCacheFile, url: or(l.IndexURL, DefaultIndexURL), ttl: IndexTTL,
+		timeout: or(l.IndexTimeout, IndexTimeout), max: or(l.IndexMaxBytes, IndexMaxBytes), parse: parseIndexPart,
+	}
+	seedEntries, seedRemoved := Seed()
+	cat, catSrc := l.loadPart(ctx, catSpec, c)
+	if cat == nil {
+		cat = &part{entries: seedEntries}
+	}
+	idx, idxSrc := l.loadPart(ctx, idxSpec, c)
+	if idx == nil {
+		idx = &part{}
+	}
+	c.CatalogSource, c.IndexSource = catSrc, idxSrc
+	c.Entries = make([]Entry, 0, len(cat.entries)+len(idx.entries))
+	c.Entries = append(append(c.Entries, cat.entries...), idx.entries...)
+	// The kill list is the union of ours and the live one (as upstream unions the
+	// in-tree and live lists).
+	c.Removed = append(append([]Removed{}, seedRemoved...), cat.removed...)
+	for _, s := range append(cat.skipped, idx.skipped...) {
+		c.Skipped = append(c.Skipped, s)
+	}
+	return c
+}
+
+// loadPart walks the chain for one source; nil means "use the seed".
+func (l *Loader) loadPart(ctx context.Context, s sourceSpec, c *Catalog) (*part, string) {
+	cachePath := ""
+	if l.CacheDir != "" {
+		cachePath = filepath.Join(l.CacheDir, s.file)
+	}
+	now := time.Now
+	if l.Now != nil {
+		now = l.Now
+	}
+	var stale *part
+	if cachePath != "" {
+		st, err := os.Stat(cachePath)
+		switch {
+		case err == nil:
+			p, perr := readCache(cachePath, st, s.parse)
+			if perr != nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("cached %s %s is unreadable (%v); it will be replaced", s.what, cachePath, perr))
+				break
+			}
+			if !l.Refresh && now().Sub(st.ModTime()) < s.ttl {
+				return p, SourceCache
+			}
+			stale = p
+		case !errors.Is(err, fs.ErrNotExist):
+			c.Warnings = append(c.Warnings, fmt.Sprintf("cannot read the cached %s: %v", s.what, err))
+		}
+	}
+	if !l.Offline {
+		body, err := fetch(ctx, l.Client, s.url, s.timeout, s.max)
+		if err == nil {
+			var p part
+			if p, err = s.parse(body); err == nil {
+				if cachePath != "" {
+					if werr := writeCache(cachePath, body); werr != nil {
+						c.Warnings = append(c.Warnings, fmt.Sprintf("cannot cache the %s: %v", s.what, werr))
+					}
+				}
+				c.Fetched = true
+				return &p, SourceRemote
+			}
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("could not fetch the %s from %s: %v", s.what, redactURL(s.url), err))
+	}
+	if stale != nil {
+		return stale, SourceCache
+	}
+	return nil, SourceSeed
+}
+
+// readCache parses a cache file through its snapshot when the snapshot still
+// describes it (same size and modification time), else parses the JSON and writes
+// a new snapshot for the next command.
+func readCache(path string, st fs.FileInfo, parse func([]byte) (part, error)) (*part, error) {
+	snap := path + snapshotSuffix
+	if p, ok := readSnapshot(snap, st); ok {
+		return p, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := parse(b)
+	if err != nil {
+		return nil, err
+	}
+	_ = writeSnapshot(snap, st, &p) // a cache, best effort
+	return &p, nil
+}
+
+func writeCache(path string, body []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, body, 0o600); err != nil {
+		return err
+	}
+	_ = os.Remove(path + snapshotSuffix)
+	return nil
+}
+
+// remoteAllowed refuses plain http except to a loopback host: a tampered index
+// could point installs at any repository.
+func remoteAllowed(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		host := u.Hostname()
+		if host == "localhost" {
+			return nil
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			return nil
+		}
+		return fmt.Errorf("refusing plain http:// (use https://; http is accepted for loopback test servers only)")
+	}
+	return fmt.Errorf("unsupported URL scheme %q (use https://)", u.Scheme)
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}
+
+// fetch GETs url with a whole-request timeout and a size cap.
+func fetch(ctx context.Context, client *http.Client, raw string, timeout time.Duration, max int64) ([]byte, error) {
+	if err := remoteAllowed(raw); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = &http.Client{}
+	}
+	cl := *client
+	cl.Timeout = timeout
+	cl.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		return remoteAllowed(req.URL.String())
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "hermes-go")
+	resp, err := cl.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+			return nil, fmt.Errorf("no answer within %s", timeout)
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	if resp.ContentLength > max {
+		return nil, fmt.Errorf("response of %d bytes is over the %d-byte limit", resp.ContentLength, max)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+			return nil, fmt.Errorf("no complete answer within %s", timeout)
+		}
+		return nil, err
+	}
+	if int64(len(body)) > max {
+		return nil, fmt.Errorf("response is over the %d-byte limit", max)
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
+		return nil, ErrHTML
+	}
+	return body, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Truthy is upstream's reading of boolean environment variables.
+func Truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
