@@ -29,8 +29,8 @@ func TestParseRealIndexes(t *testing.T) {
 		file string
 		want int
 	}{
-		{"seed-plugin_index.json", 6},  // schema_version + generated_at + plugins
-		{"community-index.json", 19}, // no schema_version, odd indentation
+		{"seed-plugin_index.json", 6}, // schema_version + generated_at + plugins
+		{"community-index.json", 19},  // no schema_version, odd indentation
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(dir, tc.file))
