@@ -29,6 +29,7 @@ func newPluginsCmd(app *App) *cobra.Command {
 	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
 	cmd.AddCommand(newPluginsScanCmd(app))
 	cmd.AddCommand(pluginsInstallCommands(app)...)
+	cmd.AddCommand(newPluginsPackCmd(app))
 	return cmd
 }
 

@@ -150,6 +150,11 @@ func (d *decoder) value(n ast.Node, depth int, viaAlias bool) (any, error) {
 	case *ast.LiteralNode:
 		return x.Value.Value, nil
 	case *ast.IntegerNode:
+		if t := x.GetToken(); t != nil && shaRE.MatchString(t.Value) {
+			// An unquoted commit SHA made only of digits (and maybe one e) reads as a
+			// number in YAML; keep what was written.
+			return t.Value, nil
+		}
 		switch v := x.Value.(type) {
 		case int64:
 			if v >= math.MinInt && v <= math.MaxInt {
@@ -162,6 +167,9 @@ func (d *decoder) value(n ast.Node, depth int, viaAlias bool) (any, error) {
 		}
 		return x.Value, nil
 	case *ast.FloatNode:
+		if t := x.GetToken(); t != nil && shaRE.MatchString(t.Value) {
+			return t.Value, nil
+		}
 		return x.Value, nil
 	case *ast.InfinityNode:
 		return x.Value, nil

@@ -217,7 +217,7 @@ func TestHostileYAML(t *testing.T) {
 func TestStrip(t *testing.T) {
 	in := map[string]any{
 		"model": "m", "bot_token": "t", "granted_capabilities": []any{"x"},
-		"nested": map[string]any{"Password": "p", "ok": 1, "list": []any{map[string]any{"api_key": 1, "x": 2}}},
+		"nested":              map[string]any{"Password": "p", "ok": 1, "list": []any{map[string]any{"api_key": 1, "x": 2}}},
 		"allow_tool_override": true,
 	}
 	out, dropped := Strip(in, "")
@@ -276,5 +276,14 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	if len(ex.Stripped) != 4 {
 		t.Fatal(ex.Stripped)
+	}
+}
+
+func TestNumericLookingSHA(t *testing.T) {
+	for _, ref := range []string{strings.Repeat("0", 40), strings.Repeat("1", 39) + "9", "1234567e" + strings.Repeat("1", 32)} {
+		p, err := Parse([]byte("name: p\nplugins:\n  - repo: o/r\n    ref: "+ref+"\n"), "x")
+		if err != nil || p.Plugins[0].Ref != ref {
+			t.Errorf("%s: %v", ref, err)
+		}
 	}
 }

@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/pack"
+)
+
+// packResolver resolves bare catalog names in packs; nil until the catalog is wired
+// in (such entries are then reported unresolved and counted as failed).
+var packResolver pack.Resolver
+
+func newPluginsPackCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pack",
+		Short: "Share a pinned set of plugins as one hermes-pack.yaml (show, install, export)",
+		Long: "A plugin pack (hermes-pack.yaml) pins a set of plugins to exact commits, with optional non-secret\n" +
+			"config seeds. `show` reviews one, `install` reviews, asks once, then installs each plugin through the\n" +
+			"normal install path (scan, requires_env, per-plugin capability consent), `export` snapshots yours.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newPackShowCmd(app), newPackInstallCmd(app), newPackExportCmd(app))
+	return cmd
+}
+
+func newPackShowCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show FILE-or-https-URL",
+		Short: "Review a pack without installing anything (dry run)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := loadPack(cmd.Context(), app, args[0])
+			if err != nil {
+				return err
+			}
+			reviewPack(app, p)
+			fmt.Fprintf(app.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", args[0])
+			return nil
+		},
+	}
+}
+
+func newPackInstallCmd(app *App) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "install FILE-or-https-URL",
+		Short: "Review a pack, confirm once, then install each plugin through the normal install path",
+		Long: "Shows the review screen, asks one confirmation for the pack, then installs and enables each plugin at its\n" +
+			"pinned commit through the normal install path: security scan, requires_env prompts and the plugin's own\n" +
+			"capability consent (never granted in bulk). Config seeds never replace a value you already have.\n" +
+			"Needs a terminal: there is no --yes.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return packInstall(cmd.Context(), app, args[0], force)
+		},
+	}
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace plugins that are already installed; install despite a caution scan verdict")
+	return cmd
+}
+
+func newPackExportCmd(app *App) *cobra.Command {
+	var enabledOnly bool
+	var name string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write a pack of your git-installed plugins (and their non-secret settings) to stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return packExport(app, name, enabledOnly)
+		},
+	}
+	cmd.Flags().BoolVar(&enabledOnly, "enabled-only", false, "only plugins listed in plugins.enabled")
+	cmd.Flags().StringVar(&name, "name", pack.DefaultExportName, "the pack's `NAME`")
+	return cmd
+}
+
+func loadPack(ctx context.Context, app *App, src string) (*pack.Pack, error) {
+	p, err := pack.Load(ctx, src, app.Cwd)
+	if err != nil {
+		return nil, failf("Error: %v", err)
+	}
+	p.Resolve(ctx, packResolver)
+	for _, w := range p.Warnings {
+		app.warn(w)
+	}
+	return p, nil
+}
+
+// entryName is what the review calls a plugin before it is installed.
+func entryName(e *pack.Entry) string {
+	if e.Name != "" {
+		return e.Name
+	}
+	if e.Source.Subdir != "" {
+		s := e.Source.Subdir
+		return s[strings.LastIndex(s, "/")+1:]
+	}
+	return e.Source.RepoName()
+}
+
+// reviewPack is the mandatory review screen: every plugin, its source, pinned ref
+// and declared capabilities, the config seeds and the skills list.
+func reviewPack(app *App, p *pack.Pack) {
+	w := app.IO.Out
+	title := "Pack " + p.Name
+	if p.Version != "" {
+		title += " " + p.Version
+	}
+	if p.Author != "" {
+		title += " by " + p.Author
+	}
+	fmt.Fprintln(w, title)
+	if p.Description != "" {
+		fmt.Fprintf(w, "  %s\n", p.Description)
+	}
+	fmt.Fprintf(w, "  from %s\n\n", p.Source)
+	t := &table{color: app.Color()}
+	t.header("Plugin", "Source", "Pinned ref", "Capabilities (declared)")
+	for _, e := range p.Plugins {
+		src := e.Identifier()
+		if !e.Resolved() {
+			src = t.paint(ansiRed, "unresolved: "+e.ResolveError)
+		} else if e.Repo == "" {
+			src = e.Source.Canonical()
+		}
+		caps := "read from plugin.yaml at install"
+		if e.Capabilities != nil {
+			caps = "—"
+			if len(e.Capabilities) > 0 {
+				caps = strings.Join(e.Capabilities, ", ")
+			}
+		}
+		t.row(entryName(e), src, e.Ref[:12], caps)
+	}
+	t.write(w)
+	if len(p.Config) > 0 {
+		fmt.Fprintln(w, "\nConfig seeds (plugins.entries.<id>; values you already have are kept):")
+		for _, id := range sortedMapKeys(p.Config) {
+			for _, line := range flattenSeeds(p.Config[id], id) {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
+		}
+	}
+	if len(p.Skills) > 0 {
+		fmt.Fprintf(w, "\nSkills listed (not installed by packs yet; install them with `hermes skills`): %s\n", strings.Join(p.Skills, ", "))
+	}
+}
+
+func flattenSeeds(v any, prefix string) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return []string{fmt.Sprintf("%s = %s", prefix, seedValue(v))}
+	}
+	var out []string
+	for _, k := range sortedMapKeys(m) {
+		out = append(out, flattenSeeds(m[k], prefix+"."+k)...)
+	}
+	return out
+}
+
+func seedValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", x)
+	}
+	return fmt.Sprint(v)
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func packInstall(ctx context.Context, app *App, src string, force bool) error {
+	p, err := loadPack(ctx, app, src)
+	if err != nil {
+		return err
+	}
+	reviewPack(app, p)
+	w := app.IO.Out
+	if !app.IO.CanPrompt() {
+		return failf("\nPack install requires an interactive terminal: you confirm the pack once and each plugin's capabilities yourself (there is no --yes in v1).\n"+
+			"Review it with `hermes plugins pack show %s`, then run this command in a terminal.", src)
+	}
+	fmt.Fprintln(w)
+	if !app.confirm(fmt.Sprintf("Install %d plugin(s) from pack '%s'? [y/N] ", len(p.Plugins), p.Name)) {
+		return failf("Aborted — nothing installed.")
+	}
+	installed := map[string]bool{}
+	failed := 0
+	for i, e := range p.Plugins {
+		if ctx.Err() != nil {
+			failed += len(p.Plugins) - i
+			break
+		}
+		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(p.Plugins), entryName(e))
+		if !e.Resolved() {
+			fmt.Fprintf(w, "✗ %s: unresolved: %s\n", e.Label(), e.ResolveError)
+			failed++
+			continue
+		}
+		req := install.Request{URL: e.Source.URL, Subdir: e.Source.Subdir, Ref: e.Ref, Force: force, Catalog: e.Catalog}
+		res, err := installAndSetUp(ctx, app, req, installOptions{enable: true})
+		if err != nil {
+			fmt.Fprintf(w, "✗ %s: %s\n", e.Label(), errorText(err))
+			failed++
+			continue
+		}
+		installed[res.Name] = true
+	}
+	if len(p.Config) > 0 {
+		if err := applySeeds(ctx, app, p, installed); err != nil {
+			fmt.Fprintf(w, "✗ config seeds: %s\n", errorText(err))
+		}
+	}
+	fmt.Fprintf(w, "\nPack '%s': %d installed, %d failed.\n", p.Name, len(installed), failed)
+	if failed > 0 {
+		return silentExit(exitError)
+	}
+	return nil
+}
+
+// errorText is the message of a CLI error without its "Error: " prefix.
+func errorText(err error) string {
+	var ec *exitCodeError
+	if errors.As(err, &ec) {
+		return strings.TrimPrefix(ec.msg, "Error: ")
+	}
+	return err.Error()
+}
+
+// applySeeds writes the pack's config seeds under plugins.entries.<id> for the
+// plugins this run installed, through the comment-preserving store. A value the user
+// already has always wins; each plugin's seeds are one locked update.
+func applySeeds(ctx context.Context, app *App, p *pack.Pack, installed map[string]bool) error {
+	h, err := app.Home()
+	if err != nil {
+		return err
+	}
+	store := config.Store{Path: h.ConfigPath()}
+	w := app.IO.Out
+	fmt.Fprintln(w, "\nConfig seeds:")
+	for _, id := range sortedMapKeys(p.Config) {
+		if !installed[id] {
+			fmt.Fprintf(w, "  %s: not applied (no plugin of that name was installed by this pack)\n", id)
+			continue
+		}
+		var lines []string
+		err := store.Update(ctx, func(d *config.Doc) error {
+			lines = lines[:0]
+			return seedInto(d, []string{"plugins", "entries", id}, p.Config[id], &lines)
+		})
+		if err != nil {
+			fmt.Fprintf(w, "  %s: not applied: %v\n", id, err)
+			continue
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	return nil
+}
+
+// seedInto sets each seed leaf that the document does not have yet. Mappings merge
+// key by key; anything else the user has (a scalar, a list, null) is kept whole.
+func seedInto(d *config.Doc, base []string, seeds map[string]any, lines *[]string) error {
+	for _, k := range sortedMapKeys(seeds) {
+		path := append(append([]string(nil), base...), k)
+		shown := strings.Join(path[2:], ".")
+		v := seeds[k]
+		cur, exists := d.GetPath(path)
+		if !exists {
+			if err := d.SetPath(path, v); err != nil {
+				return err
+			}
+			for _, l := range flattenSeeds(v, shown) {
+				*lines = append(*lines, "✓ "+l)
+			}
+			continue
+		}
+		sub, seedIsMap := v.(map[string]any)
+		if _, curIsMap := cur.(map[string]any); seedIsMap && curIsMap {
+			if err := seedInto(d, path, sub, lines); err != nil {
+				return err
+			}
+			continue
+		}
+		*lines = append(*lines, fmt.Sprintf("• %s already set — keeping your value", shown))
+	}
+	return nil
+}
+
+func packExport(app *App, name string, enabledOnly bool) error {
+	h, err := app.Home()
+	if err != nil {
+		return err
+	}
+	md, err := install.ReadMetadata(h.PluginsDir() + "/" + install.MetadataFile)
+	if err != nil {
+		return failf("Error: %v", err)
+	}
+	doc, err := config.Store{Path: h.ConfigPath()}.Load()
+	if err != nil {
+		return failf("Error: %v", err)
+	}
+	settings, _ := config.Plugins(doc)
+	var list []pack.Installed
+	for _, n := range install.Installed(h.PluginsDir()) {
+		if enabledOnly && (!contains(settings.Enabled, n) || contains(settings.Disabled, n)) {
+			continue
+		}
+		pl := pack.Installed{Name: n}
+		if r, ok := md.Rows[n]; ok {
+			pl.Row = &r
+		}
+		list = append(list, pl)
+	}
+	entries, _ := doc.Get("plugins.entries")
+	em, _ := entries.(map[string]any)
+	ex, err := pack.ExportPack(name, list, em)
+	if err != nil {
+		return err
+	}
+	for _, s := range ex.Skipped {
+		app.warn("not exported: " + s)
+	}
+	if len(ex.Stripped) > 0 {
+		app.warn("left out secret-shaped or reserved config keys: " + strings.Join(ex.Stripped, ", "))
+	}
+	_, err = app.IO.Out.Write(ex.YAML)
+	return err
+}
