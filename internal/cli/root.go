@@ -137,6 +137,7 @@ func newRootCmd(ctx context.Context, app *App) *cobra.Command {
 		newDemoCmd(app),
 		newChatCmd(app),
 		newSessionsCmd(app),
+		newOpenURLCmd(app),
 	)
 	return root
 }

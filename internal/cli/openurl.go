@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/urlscheme"
+)
+
+// openURLCloneBase is where a link's owner/repo is cloned from. Links only ever
+// name GitHub repositories; tests point this at a local directory of bare repos.
+var openURLCloneBase = "https://github.com/"
+
+type openURLOptions struct {
+	register bool
+	wait     bool
+}
+
+func newOpenURLCmd(app *App) *cobra.Command {
+	var o openURLOptions
+	cmd := &cobra.Command{
+		Use:   "open-url URL | --register",
+		Short: "Handle a hermes:// plugin install link (shows it and installs only after you confirm)",
+		Long: "Handles one-click plugin links from web pages and READMEs:\n\n" +
+			"  hermes://plugin/install?repo=owner/repo[&enable=1][&force=1]\n" +
+			"  hermes://plugin-agent/owner/repo   (legacy)      hermes-dev://…   (dev builds)\n\n" +
+			"It shows the repository, what will be installed and where to read the source, and installs only\n" +
+			"after an explicit yes on a terminal; without one it prints the equivalent `hermes plugins install`.\n" +
+			"--register writes ~/.local/share/applications/hermes-url-handler.desktop so the desktop (XDG)\n" +
+			"opens these links with hermes in a terminal.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.register {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.register {
+				return registerURLHandler(cmd.Context(), app)
+			}
+			err := openURL(cmd.Context(), app, args[0])
+			if o.wait && app.IO.CanPrompt() {
+				// Launched by the desktop in a terminal window that closes on exit.
+				if err != nil {
+					fmt.Fprintln(app.IO.Out, errorText(err))
+				}
+				fmt.Fprint(app.IO.Out, "\nPress Enter to close this window.")
+				readLine(app.IO.In)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&o.register, "register", false, "install the XDG desktop entry for hermes:// and hermes-dev:// links")
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for Enter before exiting (used by the desktop entry)")
+	cmd.Flags().MarkHidden("wait")
+	return cmd
+}
+
+// equivalentInstall is the command a user can run instead of the link.
+func equivalentInstall(l *urlscheme.Link) string {
+	s := "hermes plugins install " + l.Slug()
+	if l.Enable != nil {
+		if *l.Enable {
+			s += " --enable"
+		} else {
+			s += " --no-enable"
+		}
+	}
+	if l.Force {
+		s += " --force"
+	}
+	return s
+}
+
+func openURL(ctx context.Context, app *App, raw string) error {
+	l, err := urlscheme.Parse(raw)
+	if err != nil {
+		return failf("Error: %v", err)
+	}
+	h, err := app.Home()
+	if err != nil {
+		return err
+	}
+	w := app.IO.Out
+	fmt.Fprintln(w, "Install a plugin from a hermes:// link")
+	fmt.Fprintf(w, "  Repository:  %s\n", l.Slug())
+	fmt.Fprintf(w, "  Browse:      %s   (read the code before you say yes)\n", l.BrowseURL())
+	fmt.Fprintf(w, "  Clone URL:   %s\n", l.CloneURL())
+	fmt.Fprintf(w, "  Installs:    the default branch, into %s, after the install-time security scan;\n", h.PluginsDir())
+	fmt.Fprintln(w, "               its requires_env values and capabilities are asked for as with `hermes plugins install`")
+	switch {
+	case l.Enable == nil:
+		fmt.Fprintln(w, "  Enable:      you will be asked after it is installed")
+	case *l.Enable:
+		fmt.Fprintln(w, "  Enable:      yes, right after installing (the link asks for enable=1)")
+	default:
+		fmt.Fprintln(w, "  Enable:      no (the link says enable=0)")
+	}
+	if l.Force {
+		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1)")
+	}
+	if l.Kind != "plugin" {
+		fmt.Fprintf(w, "  Link form:   legacy %s://%s/…\n", l.Scheme, l.Kind)
+	}
+	fmt.Fprintln(w, "A plugin runs code on this machine with your permissions. Install only what you trust; a link never installs by itself.")
+	if !app.IO.CanPrompt() {
+		return failf("\nNot installed: confirming a link needs a terminal. To install it yourself, run:\n  %s", equivalentInstall(l))
+	}
+	fmt.Fprintln(w)
+	if !app.confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
+		return failf("Aborted — nothing installed.")
+	}
+	o := installOptions{}
+	if l.Enable != nil {
+		o.enable, o.noEnable = *l.Enable, !*l.Enable
+	}
+	req := install.Request{URL: openURLCloneBase + l.Slug() + ".git", Force: l.Force}
+	_, err = installAndSetUp(ctx, app, req, o)
+	return err
+}
+
+// registerURLHandler writes the desktop entry and makes it the default handler
+// through xdg-mime when that tool exists.
+func registerURLHandler(ctx context.Context, app *App) error {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return failf("Error: --register writes an XDG desktop entry (Linux and other freedesktop systems); on %s, Hermes Desktop registers hermes:// links.", runtime.GOOS)
+	}
+	dir, err := urlscheme.ApplicationsDir(app.Env)
+	if err != nil {
+		return failf("Error: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return failf("Error: cannot find the hermes binary to register: %v", err)
+	}
+	path, err := urlscheme.WriteDesktopEntry(dir, exe)
+	if err != nil {
+		return failf("Error: %v", err)
+	}
+	w := app.IO.Out
+	fmt.Fprintf(w, "✓ Wrote %s (runs %s open-url in a terminal)\n", path, exe)
+	env := childEnv(app)
+	if tool := lookPathIn("update-desktop-database", app.Env("PATH")); tool != "" {
+		_ = runTool(ctx, env, tool, "-q", dir) // best effort: only refreshes a cache
+	}
+	tool := lookPathIn("xdg-mime", app.Env("PATH"))
+	if tool == "" {
+		fmt.Fprintf(w, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
+		return nil
+	}
+	args := append([]string{"default", urlscheme.DesktopFile}, urlscheme.MimeTypes...)
+	if err := runTool(ctx, env, tool, args...); err != nil {
+		return failf("Error: the desktop entry is written, but `xdg-mime %s` failed: %v", strings.Join(args, " "), err)
+	}
+	fmt.Fprintf(w, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
+	return nil
+}
+
+// childEnv passes a desktop tool what it needs to find the user's session.
+func childEnv(app *App) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_CURRENT_DESKTOP", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "KDE_SESSION_VERSION", "DESKTOP_SESSION"} {
+		if v := app.Env(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func runTool(ctx context.Context, env []string, tool string, args ...string) error {
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if s := strings.TrimSpace(out.String()); s != "" {
+			return fmt.Errorf("%w: %s", err, s)
+		}
+		return err
+	}
+	return nil
+}
+
+// lookPathIn finds an executable on the given PATH (the App's, not the process's).
+func lookPathIn(name, pathEnv string) string {
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
