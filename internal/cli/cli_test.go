@@ -39,6 +39,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("HERMES_HOME", filepath.Join(env.WorkDir, ".hermes"))
 			env.Setenv("REPO", repo)
+			// No script may reach the real catalog or index: fetches are off unless a
+			// script clears this and points plugins.*_url at a loopback server.
+			env.Setenv("HERMES_OFFLINE", "1")
 			// pyenv's python3 shim finds its versions through PYENV_ROOT or $HOME.
 			if root := os.Getenv("PYENV_ROOT"); root != "" {
 				env.Setenv("PYENV_ROOT", root)
@@ -55,7 +58,8 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
-		Cmds: scriptCmds,
+		Cmds:      scriptCmds,
+		Condition: scriptCondition,
 	})
 }
 

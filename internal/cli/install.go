@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-go/hermes/internal/capability"
+	"github.com/hermes-go/hermes/internal/catalog"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins"
@@ -124,15 +125,17 @@ type installOptions struct {
 	force            bool
 	enable, noEnable bool
 	skipEnv, noGrant bool
+	allowRemoved     bool
 }
 
 func newPluginsInstallCmd(app *App) *cobra.Command {
 	var o installOptions
 	cmd := &cobra.Command{
 		Use:   "install IDENTIFIER",
-		Short: "Install a plugin from git (owner/repo[/subdir], a git URL, URL#subdir)",
+		Short: "Install a plugin by catalog name or from git (owner/repo[/subdir], a git URL, URL#subdir)",
 		Long: "Install a plugin from git into $HERMES_HOME/plugins.\n\n" +
-			"IDENTIFIER is owner/repo (GitHub), owner/repo/path/to/plugin, a git URL (https://, ssh://,\n" +
+			"IDENTIFIER is a catalog name (hermes plugins search; installed at its reviewed, pinned commit),\n" +
+			"owner/repo (GitHub), owner/repo/path/to/plugin, a git URL (https://, ssh://,\n" +
 			"git@host:, file://) optionally with #subdir, or a GitHub browser URL (…/tree/<branch>/<path>).\n" +
 			"--ref pins a full 40-character commit SHA; without it the default branch is installed.\n" +
 			"Private https repositories use GITHUB_TOKEN/GH_TOKEN ($HERMES_HOME/.env, GitHub only), `gh auth token`,\n" +
@@ -149,12 +152,22 @@ func newPluginsInstallCmd(app *App) *cobra.Command {
 	f.BoolVar(&o.noEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	f.BoolVar(&o.skipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
 	f.BoolVar(&o.noGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
+	f.BoolVar(&o.allowRemoved, "allow-removed", false, "install a catalog name even though it is on the catalog's kill list")
 	cmd.MarkFlagsMutuallyExclusive("enable", "no-enable")
 	return cmd
 }
 
 func pluginsInstall(ctx context.Context, app *App, identifier string, o installOptions) error {
-	_, err := installAndSetUp(ctx, app, install.Request{Identifier: identifier, Ref: o.ref, Force: o.force}, o)
+	req := install.Request{Identifier: identifier, Ref: o.ref, Force: o.force}
+	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
+	// touch the catalog (catalog.go).
+	if catalog.IsBareName(identifier) {
+		var err error
+		if req, err = catalogInstallRequest(ctx, app, identifier, o); err != nil {
+			return err
+		}
+	}
+	_, err := installAndSetUp(ctx, app, req, o)
 	return err
 }
 

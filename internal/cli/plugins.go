@@ -29,6 +29,7 @@ func newPluginsCmd(app *App) *cobra.Command {
 	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
 	cmd.AddCommand(newPluginsScanCmd(app))
 	cmd.AddCommand(pluginsInstallCommands(app)...)
+	cmd.AddCommand(pluginsCatalogCommands(app)...)
 	cmd.AddCommand(newPluginsPackCmd(app))
 	return cmd
 }
@@ -66,10 +67,14 @@ func newPluginsListCmd(app *App) *cobra.Command {
 }
 
 // sourceLabel is upstream's Source column: bundled, user, git (a user plugin that is
-// a git checkout), project, entrypoint.
+// a git checkout), project, entrypoint; catalog:<tier>@<sha8> or git pinned@<sha8>
+// when the install metadata records that provenance.
 func sourceLabel(p *plugins.Plugin) string {
 	c := p.Candidate
 	src := string(c.Source)
+	if l := provenanceLabel(p); l != "" {
+		return l
+	}
 	if c.GitCheckout {
 		return "git"
 	}
@@ -300,10 +305,9 @@ type showJSON struct {
 func newPluginsShowCmd(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "show NAME",
-		Aliases: []string{"info"},
-		Short:   "Load one plugin (if enabled) and show what it registers",
-		Args:    cobra.ExactArgs(1),
+		Use:   "show NAME",
+		Short: "Load one plugin (if enabled) and show what it registers",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return pluginsShow(cmd.Context(), app, args[0], asJSON)
 		},

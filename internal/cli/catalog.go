@@ -1,0 +1,496 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/catalog"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/plugins"
+)
+
+// pluginsCatalogCommands are search, browse and info, registered under `hermes plugins`.
+func pluginsCatalogCommands(app *App) []*cobra.Command {
+	return []*cobra.Command{newPluginsSearchCmd(app), newPluginsBrowseCmd(app), newPluginsInfoCmd(app)}
+}
+
+// loadCatalog reads the merged catalog for this HERMES_HOME: config URL overrides,
+// HERMES_OFFLINE, caches under $HERMES_HOME/cache. Fetch and cache problems are
+// warnings on stderr; it always returns a catalog (the embedded seed at worst).
+func (a *App) loadCatalog(ctx context.Context, refresh bool) (*catalog.Catalog, error) {
+	h, err := a.Home()
+	if err != nil {
+		return nil, err
+	}
+	l := &catalog.Loader{CacheDir: h.CacheDir(), Refresh: refresh, Offline: catalog.Truthy(a.Env(catalog.EnvOffline))}
+	if doc, err := (config.Store{Path: h.ConfigPath()}).Load(); err == nil {
+		for key, dst := range map[string]*string{catalog.IndexURLKey: &l.IndexURL, catalog.CatalogURLKey: &l.CatalogURL} {
+			v, ok := doc.Get(key)
+			if !ok || v == nil {
+				continue
+			}
+			if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+				*dst = strings.TrimSpace(s)
+			} else {
+				a.warn(fmt.Sprintf("%s is not a URL string; using the default", key))
+			}
+		}
+	}
+	c := l.Load(ctx)
+	for _, w := range c.Warnings {
+		a.warn(w)
+	}
+	switch {
+	case len(c.Skipped) > 0 && c.Fetched:
+		for _, s := range c.Skipped {
+			a.warn(s)
+		}
+	case len(c.Skipped) > 0:
+		a.warn(fmt.Sprintf("%d invalid catalog/index entries were skipped (run with --refresh to see why)", len(c.Skipped)))
+	}
+	return c, nil
+}
+
+// ---- search / browse ----------------------------------------------------------------
+
+type searchOptions struct {
+	capability    string
+	json, refresh bool
+}
+
+func newPluginsSearchCmd(app *App) *cobra.Command {
+	var o searchOptions
+	cmd := &cobra.Command{
+		Use:   "search [TERM]",
+		Short: "Search the plugin catalog and the community index (works offline)",
+		Long: "Search the curated plugin catalog and the community plugin index by name, tags, description\n" +
+			"and author (exact name first, then name, tag, description and author matches, then close spellings).\n" +
+			"Listed is not audited: review a plugin's code before enabling it.\n\n" +
+			"Sources: fresh cache ($HERMES_HOME/cache, catalog 6 h, index 24 h) → remote (plugins.catalog_url,\n" +
+			"plugins.index_url) → stale cache → the catalog built into hermes. HERMES_OFFLINE=1 never fetches.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			term := ""
+			if len(args) == 1 {
+				term = args[0]
+			}
+			return pluginsSearch(cmd.Context(), app, term, o)
+		},
+	}
+	searchFlags(cmd, &o)
+	return cmd
+}
+
+func searchFlags(cmd *cobra.Command, o *searchOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.capability, "capability", "", "only plugins declaring this `CAP` (index labels such as tools, platform; catalog: tools, hooks, middleware, env)")
+	f.BoolVar(&o.json, "json", false, "machine-readable output")
+	f.BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
+}
+
+func newPluginsBrowseCmd(app *App) *cobra.Command {
+	var o searchOptions
+	cmd := &cobra.Command{
+		Use:   "browse",
+		Short: "List every plugin in the catalog and the community index",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsSearch(cmd.Context(), app, "", o) },
+	}
+	searchFlags(cmd, &o)
+	return cmd
+}
+
+func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) error {
+	c, err := app.loadCatalog(ctx, o.refresh)
+	if err != nil {
+		return err
+	}
+	results := catalog.Search(c.Entries, term, o.capability)
+	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
+	defer out.Flush()
+	src := c.Source()
+	if o.json {
+		doc := searchJSON{Source: src, Sources: map[string]string{"catalog": c.CatalogSource, "index": c.IndexSource},
+			Query: term, Results: make([]any, 0, len(results)), Note: catalog.SecurityFooter}
+		for _, r := range results {
+			doc.Results = append(doc.Results, entryJSON(c, r.Entry))
+		}
+		return writeJSON(out, doc)
+	}
+	if len(results) == 0 {
+		if o.capability != "" {
+			fmt.Fprintf(out, "No plugins matched '%s' with capability '%s' (index source: %s)\n", term, o.capability, src)
+		} else {
+			fmt.Fprintf(out, "No plugins matched '%s' (index source: %s)\n", term, src)
+		}
+		return nil
+	}
+	t := &table{color: app.Color()}
+	t.header("Name", "Listed", "Description", "Author", "Tags")
+	for _, r := range results {
+		e := r.Entry
+		listed := e.Tier
+		if e.Origin == catalog.OriginIndex {
+			listed = "index"
+		}
+		if _, gone := c.RemovedFor(e.Name, e.GitURL()); gone {
+			listed += " REMOVED"
+		}
+		t.row(e.Name, listed, truncate(e.Description, 70), truncate(e.Author, 24), truncate(strings.Join(e.Tags, ", "), 40))
+	}
+	noun := "matches"
+	if len(results) == 1 {
+		noun = "match"
+	}
+	fmt.Fprintf(out, "Hermes plugins (%d %s)\n", len(results), noun)
+	t.write(out)
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Index source: %s. Install: hermes plugins install <name>   Details: hermes plugins info <name>\n", src)
+	fmt.Fprintln(out, catalog.SecurityFooter)
+	return nil
+}
+
+type searchJSON struct {
+	Source  string            `json:"source"`
+	Sources map[string]string `json:"sources"`
+	Query   string            `json:"query"`
+	Results []any             `json:"results"`
+	Note    string            `json:"note"`
+}
+
+// indexEntryJSON is upstream's community-index entry.to_dict(), plus where it is listed.
+type indexEntryJSON struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Author       string   `json:"author"`
+	Tags         []string `json:"tags"`
+	Repo         string   `json:"repo"`
+	Ref          string   `json:"ref"`
+	Subdir       *string  `json:"subdir"`
+	Homepage     string   `json:"homepage"`
+	Capabilities []string `json:"capabilities"`
+	APIVersion   *int     `json:"api_version"`
+	AddedAt      string   `json:"added_at"`
+	Origin       string   `json:"origin"`
+	Install      string   `json:"install"`
+	Removed      *string  `json:"removed"`
+}
+
+// catalogEntryJSON is upstream's PluginCatalogEntry.to_dict(), plus where it is listed.
+type catalogEntryJSON struct {
+	Name           string          `json:"name"`
+	Repo           string          `json:"repo"`
+	SHA            string          `json:"sha"`
+	Description    string          `json:"description"`
+	Maintainer     string          `json:"maintainer"`
+	Tier           string          `json:"tier"`
+	RequiresHermes string          `json:"requires_hermes"`
+	Subdir         string          `json:"subdir"`
+	DocsURL        string          `json:"docs_url"`
+	Platforms      []string        `json:"platforms"`
+	Capabilities   catalogCapsJSON `json:"capabilities"`
+	Category       string          `json:"category,omitempty"`
+	Version        string          `json:"version,omitempty"`
+	Tags           []string        `json:"tags,omitempty"`
+	Origin         string          `json:"origin"`
+	Install        string          `json:"install"`
+	Removed        *string         `json:"removed"`
+}
+
+type catalogCapsJSON struct {
+	ProvidesTools      []string `json:"provides_tools"`
+	ProvidesHooks      []string `json:"provides_hooks"`
+	ProvidesMiddleware []string `json:"provides_middleware"`
+	RequiresEnv        []string `json:"requires_env"`
+}
+
+func entryJSON(c *catalog.Catalog, e *catalog.Entry) any {
+	var removed *string
+	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
+		r := k.Reason
+		if r == "" {
+			r = "removed from the catalog"
+		}
+		removed = &r
+	}
+	install := "hermes plugins install " + e.Name
+	if e.Origin == catalog.OriginIndex {
+		out := indexEntryJSON{Name: e.Name, Description: e.Description, Author: e.Author, Tags: nonNil(e.Tags), Repo: e.Repo,
+			Ref: e.Ref, Homepage: e.Homepage, Capabilities: nonNil(e.Labels), AddedAt: e.AddedAt, Origin: e.Origin,
+			Install: install, Removed: removed}
+		if e.Subdir != "" {
+			out.Subdir = &e.Subdir
+		}
+		if e.APIVersion != 0 {
+			v := e.APIVersion
+			out.APIVersion = &v
+		}
+		return out
+	}
+	return catalogEntryJSON{Name: e.Name, Repo: e.Repo, SHA: e.Ref, Description: e.Description, Maintainer: e.Author,
+		Tier: e.Tier, RequiresHermes: e.RequiresHermes, Subdir: e.Subdir, DocsURL: e.DocsURL, Platforms: nonNil(e.Platforms),
+		Capabilities: catalogCapsJSON{nonNil(e.Tools), nonNil(e.Hooks), nonNil(e.Middleware), nonNil(e.Env)},
+		Category:     e.Category, Version: e.Version, Tags: e.Tags, Origin: e.Origin, Install: install, Removed: removed}
+}
+
+// ---- info ---------------------------------------------------------------------------
+
+func newPluginsInfoCmd(app *App) *cobra.Command {
+	var o searchOptions
+	cmd := &cobra.Command{
+		Use:   "info NAME",
+		Short: "Show a catalog entry: repo, pinned SHA, tier, what it registers, how to install (else the installed plugin)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsInfo(cmd.Context(), app, args[0], o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
+	return cmd
+}
+
+func pluginsInfo(ctx context.Context, app *App, name string, o searchOptions) error {
+	c, err := app.loadCatalog(ctx, o.refresh)
+	if err != nil {
+		return err
+	}
+	e, lerr := c.Lookup(name)
+	le := &catalog.LookupError{}
+	if lerr != nil && !errors.As(lerr, &le) {
+		return lerr
+	}
+	if lerr != nil && le.Ambiguous {
+		// Several plugins listed under one name: show each, so the user can pick a source.
+		if o.json {
+			var all []any
+			for i := range le.Candidates {
+				all = append(all, entryJSON(c, &le.Candidates[i]))
+			}
+			return writeJSON(app.IO.Out, all)
+		}
+		fmt.Fprintf(app.IO.Out, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
+		for i := range le.Candidates {
+			fmt.Fprintln(app.IO.Out)
+			writeEntryInfo(app.IO.Out, c, &le.Candidates[i], true)
+		}
+		return nil
+	}
+	if lerr != nil {
+		// Not in the catalog: an installed or bundled plugin by that name (upstream's
+		// fallback to show).
+		if m, err := app.Manager(); err == nil {
+			if _, err := m.Resolve(name); err == nil {
+				m.Close(context.Background())
+				return pluginsShow(ctx, app, name, o.json)
+			}
+			m.Close(context.Background())
+		}
+		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", name)
+		for i, s := range le.Candidates {
+			if i == 0 {
+				msg += "\nDid you mean:"
+			}
+			msg += "\n  " + s.Name + "  (" + s.Provenance() + ")"
+		}
+		return failf("%s", msg)
+	}
+	if o.json {
+		return writeJSON(app.IO.Out, entryJSON(c, e))
+	}
+	writeEntryInfo(app.IO.Out, c, e, false)
+	return nil
+}
+
+func writeEntryInfo(w io.Writer, c *catalog.Catalog, e *catalog.Entry, bySource bool) {
+	listed := "community index (metadata review only)"
+	if e.Origin == catalog.OriginCatalog {
+		listed = "curated catalog, " + e.Tier + " tier"
+		if e.Tier == "official" {
+			listed = "curated catalog, official"
+		}
+	}
+	head := e.Name
+	if e.Version != "" {
+		head += " v" + e.Version
+	}
+	fmt.Fprintf(w, "%s  (%s)\n", head, listed)
+	if e.Description != "" {
+		fmt.Fprintln(w, e.Description)
+	}
+	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
+		fmt.Fprintf(w, "\n⚠ REMOVED from the catalog%s: %s\n  Install is refused unless you pass --allow-removed.\n", dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+	}
+	fmt.Fprintln(w)
+	field := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-13s %s\n", k+":", v)
+		}
+	}
+	list := func(k string, v []string) { field(k, strings.Join(v, ", ")) }
+	field("Repo", e.Repo)
+	field("Subdir", e.Subdir)
+	field("Version", e.Version)
+	field("Pinned SHA", e.Ref)
+	field("Tier", e.Tier)
+	field("Maintainer", e.Author)
+	field("Requires", e.RequiresHermes)
+	list("Platforms", e.Platforms)
+	field("Category", e.Category)
+	field("Homepage", e.Homepage)
+	field("Docs", e.DocsURL)
+	field("Image", e.Image)
+	list("Tags", e.Tags)
+	if e.Origin == catalog.OriginIndex {
+		list("Capabilities", e.Labels)
+		field("Added", e.AddedAt)
+		fmt.Fprintln(w, "Registers:    not declared (the index lists capability labels only; see the plugin's plugin.yaml)")
+	} else {
+		list("Tools", e.Tools)
+		list("Hooks", e.Hooks)
+		list("Middleware", e.Middleware)
+		list("Env vars", e.Env)
+		fmt.Fprintf(w, "\n%s\n", registersSummary(e))
+	}
+	field("Source", c.Source())
+	fmt.Fprintln(w)
+	if bySource {
+		fmt.Fprintf(w, "Install:      hermes plugins install %s --ref %s\n", e.Identifier(), e.Ref)
+	} else {
+		fmt.Fprintf(w, "Install:      hermes plugins install %s\n", e.Name)
+	}
+	fmt.Fprintln(w, catalog.SecurityFooter)
+}
+
+func dateSuffix(d string) string {
+	if d == "" {
+		return ""
+	}
+	return " on " + d
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// registersSummary is upstream's entry_capability_summary sentence.
+func registersSummary(e *catalog.Entry) string {
+	var parts []string
+	add := func(what string, v []string) {
+		if len(v) > 0 {
+			parts = append(parts, what+": "+strings.Join(v, ", "))
+		}
+	}
+	add("tool(s)", e.Tools)
+	add("hook(s)", e.Hooks)
+	add("middleware", e.Middleware)
+	add("requires env var(s)", e.Env)
+	who := e.Tier
+	if e.Author != "" {
+		who += ", maintained by " + e.Author
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%s (%s) declares no tools, hooks, middleware, or env vars.", e.Name, who)
+	}
+	return fmt.Sprintf("%s (%s) This plugin registers %s.", e.Name, who, strings.Join(parts, "; "))
+}
+
+// ---- install by bare name -----------------------------------------------------------
+
+// catalogInstallRequest turns a bare catalog name into the install request for the
+// entry's repo[#subdir] at its pinned SHA, with provenance for the metadata row. An
+// explicit --ref wins and is recorded as a custom pin (catalog.pin ≠ catalog.sha).
+// Unknown and ambiguous names, and names on the kill list without --allow-removed,
+// are refused before anything is fetched.
+func catalogInstallRequest(ctx context.Context, app *App, name string, o installOptions) (install.Request, error) {
+	c, err := app.loadCatalog(ctx, false)
+	if err != nil {
+		return install.Request{}, err
+	}
+	e, err := c.Lookup(name)
+	if err != nil {
+		return install.Request{}, failf("Error: %v", err)
+	}
+	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
+		if !o.allowRemoved {
+			return install.Request{}, failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+		}
+		app.warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
+	}
+	ref := e.Ref
+	if o.ref != "" {
+		r, err := install.ValidateRef(o.ref)
+		if err != nil {
+			return install.Request{}, failf("Error: %v", err)
+		}
+		ref = r
+	}
+	tier := e.Tier
+	if e.Origin == catalog.OriginIndex {
+		tier = "index"
+	}
+	fmt.Fprintf(app.IO.Out, "Resolved %s (%s) → %s @ %s\n", e.Name, e.Provenance(), e.Identifier(), e.Ref[:12])
+	if ref != e.Ref {
+		fmt.Fprintf(app.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
+	}
+	return install.Request{
+		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.force, AllowRemoved: o.allowRemoved,
+		Catalog: &install.CatalogRef{Name: e.Name, Repo: e.GitURL(), Tier: tier, Pin: ref, SHA: e.Ref},
+	}, nil
+}
+
+// ---- provenance in plugins list -------------------------------------------------------
+
+var metadataCache sync.Map // metadata file identity → *install.Metadata (nil when unreadable)
+
+// provenanceLabel is upstream's S1 source label for git installs with provenance:
+// catalog:<tier>@<sha8> for catalog installs, git pinned@<sha8> for other pinned
+// installs; "" when the install metadata says neither.
+func provenanceLabel(p *plugins.Plugin) string {
+	c := p.Candidate
+	if c.Source != "user" || c.Dir == "" {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(c.Dir), install.MetadataFile)
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	// Read once per listing (keyed by the file's identity, so a later install in the
+	// same process is seen).
+	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
+	v, ok := metadataCache.Load(key)
+	if !ok {
+		md, err := install.ReadMetadata(path)
+		if err != nil {
+			md = nil
+		}
+		v, _ = metadataCache.LoadOrStore(key, md)
+	}
+	md, _ := v.(*install.Metadata)
+	if md == nil {
+		return ""
+	}
+	row, ok := md.Rows[filepath.Base(c.Dir)]
+	if !ok || len(row.Revision) < 8 {
+		return ""
+	}
+	switch {
+	case row.Catalog != nil && row.Catalog.Tier != "":
+		return "catalog:" + row.Catalog.Tier + "@" + row.Revision[:8]
+	case row.Pinned:
+		return "git pinned@" + row.Revision[:8]
+	}
+	return ""
+}
