@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// linkRepo serves a plugin repository as <owner>/repo to open-url (links only name
+// GitHub owner/repo; the clone base is pointed at a local folder of bare repos).
+func linkRepo(t *testing.T) string {
+	url := makePluginRepo(t, map[string]string{"plugin.yaml": "name: linked\n", "__init__.py": "def register(ctx):\n    pass\n"})
+	bare := strings.TrimPrefix(url, "file://")
+	root := filepath.Dir(bare)
+	old := openURLCloneBase
+	openURLCloneBase = "file://" + filepath.Dir(root) + "/"
+	t.Cleanup(func() { openURLCloneBase = old })
+	return filepath.Base(root) + "/repo"
+}
+
+func TestOpenURLInstallsAfterYes(t *testing.T) {
+	slug := linkRepo(t)
+	app, out, hh := ttyApp(t, "y\nn\n")
+	if code := Run(context.Background(), app, []string{"open-url", "hermes://plugin/install?repo=" + slug + "&enable=1"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	o := out.String()
+	for _, want := range []string{"Repository:  " + slug, "Browse:      https://github.com/" + slug, "Enable:      yes", "Install " + slug + "? [y/N]: ", "✓ Installed linked", "✓ Plugin linked enabled."} {
+		if !strings.Contains(o, want) {
+			t.Errorf("output lacks %q:\n%s", want, o)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(hh, "plugins", "linked", "plugin.yaml")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenURLDeclinedOrNoTerminal(t *testing.T) {
+	slug := linkRepo(t)
+	app, out, hh := ttyApp(t, "\n")
+	if code := Run(context.Background(), app, []string{"open-url", "hermes-dev://plugin-agent/" + strings.Replace(slug, "/", "%2F", 1) + "?force=1"}); code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), "Aborted — nothing installed.") || !strings.Contains(out.String(), "legacy hermes-dev://plugin-agent/") {
+		t.Fatalf("%s", out)
+	}
+	app, out, _ = ttyApp(t, "y\n")
+	app.IO.InTTY = false
+	if code := Run(context.Background(), app, []string{"open-url", "hermes://plugin/install?repo=" + slug + "&enable=0&force=1"}); code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), "Not installed: confirming a link needs a terminal. To install it yourself, run:\n  hermes plugins install "+slug+" --no-enable --force") {
+		t.Fatalf("%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(hh, "plugins", "linked")); err == nil {
+		t.Fatal("installed without a yes")
+	}
+}
