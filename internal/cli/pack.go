@@ -9,14 +9,64 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/catalog"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/pack"
 )
 
-// packResolver resolves bare catalog names in packs; nil until the catalog is wired
-// in (such entries are then reported unresolved and counted as failed).
-var packResolver pack.Resolver
+// catalogResolver resolves a pack's bare names through the merged catalog (loaded
+// once, only when the pack has such entries). The pack's own ref is what gets
+// installed; the listed pin is kept as provenance. Names on the kill list are not
+// resolved: packs have no --allow-removed.
+func (a *App) catalogResolver() pack.Resolver {
+	var c *catalog.Catalog
+	return func(ctx context.Context, name string) (pack.Resolution, error) {
+		if c == nil {
+			var err error
+			if c, err = a.loadCatalog(ctx, false); err != nil {
+				return pack.Resolution{}, err
+			}
+		}
+		e, err := c.Lookup(name)
+		if err != nil {
+			var le *catalog.LookupError
+			if errors.As(err, &le) && !le.Ambiguous {
+				return pack.Resolution{}, fmt.Errorf("'%s' is not in the plugin catalog; write the entry as repo: owner/repo", name)
+			}
+			return pack.Resolution{}, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		if k, gone := c.RemovedFor(e.Name, e.GitURL()); gone {
+			return pack.Resolution{}, fmt.Errorf("'%s' was removed from the plugin catalog: %s", e.Name, orDefault(k.Reason, "no reason given"))
+		}
+		tier := e.Tier
+		if e.Origin == catalog.OriginIndex {
+			tier = "index"
+		}
+		return pack.Resolution{
+			Source:       install.Source{URL: e.GitURL(), Subdir: e.Subdir},
+			Capabilities: catalogCaps(e),
+			Catalog:      &install.CatalogRef{Name: e.Name, Repo: e.GitURL(), Tier: tier, SHA: e.Ref},
+		}, nil
+	}
+}
+
+// catalogCaps is the review's "Capabilities (declared)" cell for a catalog entry.
+func catalogCaps(e *catalog.Entry) []string {
+	var out []string
+	for _, c := range []struct {
+		what string
+		n    int
+	}{{"tools", len(e.Tools)}, {"hooks", len(e.Hooks)}, {"middleware", len(e.Middleware)}, {"env", len(e.Env)}} {
+		if c.n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
 
 func newPluginsPackCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
@@ -88,7 +138,7 @@ func loadPack(ctx context.Context, app *App, src string) (*pack.Pack, error) {
 	if err != nil {
 		return nil, failf("Error: %v", err)
 	}
-	p.Resolve(ctx, packResolver)
+	p.Resolve(ctx, app.catalogResolver())
 	for _, w := range p.Warnings {
 		app.warn(w)
 	}
@@ -214,7 +264,12 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 			failed++
 			continue
 		}
-		req := install.Request{URL: e.Source.URL, Subdir: e.Source.Subdir, Ref: e.Ref, Force: force, Catalog: e.Catalog}
+		req := install.Request{URL: e.Source.URL, Subdir: e.Source.Subdir, Ref: e.Ref, Force: force}
+		if e.Catalog != nil {
+			ref := *e.Catalog
+			ref.Pin = e.Ref // the pack's pin; SHA stays the catalog's listed one
+			req.Catalog = &ref
+		}
 		res, err := installAndSetUp(ctx, app, req, installOptions{enable: true})
 		if err != nil {
 			fmt.Fprintf(w, "✗ %s: %s\n", e.Label(), errorText(err))
