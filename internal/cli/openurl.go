@@ -52,6 +52,7 @@ func newOpenURLCmd(app *App) *cobra.Command {
 				// Launched by the desktop in a terminal window that closes on exit.
 				if err != nil {
 					fmt.Fprintln(app.IO.Out, errorText(err))
+					err = silentExit(exitError)
 				}
 				fmt.Fprint(app.IO.Out, "\nPress Enter to close this window.")
 				readLine(app.IO.In)

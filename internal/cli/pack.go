@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -264,6 +266,13 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 			failed++
 			continue
 		}
+		if name := alreadyInstalled(app, e); name != "" && !force {
+			// Re-running a pack is idempotent: the same source at the same commit is
+			// already what the pack asks for.
+			fmt.Fprintf(w, "✓ %s is already installed from %s @ %s (use --force to reinstall)\n", name, e.Source.Canonical(), e.Ref[:12])
+			installed[name] = true
+			continue
+		}
 		req := install.Request{URL: e.Source.URL, Subdir: e.Source.Subdir, Ref: e.Ref, Force: force}
 		if e.Catalog != nil {
 			ref := *e.Catalog
@@ -288,6 +297,28 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 		return silentExit(exitError)
 	}
 	return nil
+}
+
+// alreadyInstalled names the installed plugin whose metadata row records exactly
+// this entry's source and commit, or "".
+func alreadyInstalled(app *App, e *pack.Entry) string {
+	h, err := app.Home()
+	if err != nil {
+		return ""
+	}
+	md, err := install.ReadMetadata(filepath.Join(h.PluginsDir(), install.MetadataFile))
+	if err != nil {
+		return ""
+	}
+	for _, name := range sortedMapKeys(md.Rows) {
+		r := md.Rows[name]
+		if r.Source == e.Source.Canonical() && strings.EqualFold(r.Revision, e.Ref) {
+			if st, err := os.Stat(filepath.Join(h.PluginsDir(), name)); err == nil && st.IsDir() {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // errorText is the message of a CLI error without its "Error: " prefix.
@@ -365,7 +396,7 @@ func packExport(app *App, name string, enabledOnly bool) error {
 	if err != nil {
 		return err
 	}
-	md, err := install.ReadMetadata(h.PluginsDir() + "/" + install.MetadataFile)
+	md, err := install.ReadMetadata(filepath.Join(h.PluginsDir(), install.MetadataFile))
 	if err != nil {
 		return failf("Error: %v", err)
 	}

@@ -196,6 +196,21 @@ func TestPackExportInstallRoundTrip(t *testing.T) {
 	if v, _ := doc.Get("plugins.entries.alpha.granted_capabilities"); fmt.Sprint(v) != "[tools.override]" {
 		t.Errorf("granted = %v (consent answered yes)", v)
 	}
+
+	// 5. Running the same pack again changes nothing and succeeds.
+	before, _ := os.ReadFile(filepath.Join(second, "config.yaml"))
+	app, out = g.app(second, "y\n", true)
+	if code := Run(ctx, app, []string{"plugins", "pack", "install", packFile}); code != 0 {
+		t.Fatalf("second pack install: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"✓ alpha is already installed from " + f["aURL"], "• alpha.settings.mode already set", "Pack 'team': 2 installed, 0 failed."} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rerun output lacks %q:\n%s", want, out)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(second, "config.yaml")); !bytes.Equal(before, after) {
+		t.Errorf("rerun changed config:\n%s\n---\n%s", before, after)
+	}
 }
 
 func TestPackInstallDeclineAndNoTerminal(t *testing.T) {
