@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 
 	"github.com/hermes-go/hermes/internal/llm"
 )
@@ -135,17 +135,44 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// Writers take the write lock when their transaction begins, so two processes
 	// never deadlock upgrading read locks (the busy timeout then just queues them).
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", path+"?"+q.Encode())
-	if err != nil {
-		return nil, unreadable(path, err)
-	}
-	db.SetMaxOpenConns(4)
-	s := &Store{db: db, path: path, now: time.Now}
-	if err := s.migrate(ctx); err != nil {
+	dsn := path + "?" + q.Encode()
+	// Several processes opening a new store at once race to switch it to WAL and
+	// create the schema; SQLite answers some of those lock waits with SQLITE_BUSY
+	// at once instead of calling the busy handler, so a busy first open is retried.
+	deadline := time.Now().Add(10 * time.Second)
+	for attempt := 1; ; attempt++ {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, unreadable(path, err)
+		}
+		db.SetMaxOpenConns(4)
+		s := &Store{db: db, path: path, now: time.Now}
+		err = s.migrate(ctx)
+		if err == nil {
+			return s, nil
+		}
 		db.Close()
-		return nil, err
+		if !isBusy(err) || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(min(attempt, 10)) * 10 * time.Millisecond):
+		}
 	}
-	return s, nil
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code.
+const sqliteBusy = 5
+
+// isBusy reports SQLite's "database is locked" (SQLITE_BUSY and its extended codes).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()&0xff == sqliteBusy
+	}
+	return false
 }
 
 func unreadable(path string, err error) error {
