@@ -127,9 +127,11 @@ type Removed struct {
 	Date   string
 }
 
-// Catalog is both sources merged.
+// Catalog is both sources merged. Entries read from a cache snapshot stay encoded
+// until a search or lookup needs them (see snapshot.go); All decodes everything.
 type Catalog struct {
-	Entries []Entry
+	entries []Entry
+	lazy    []*lazyIndex
 	Removed []Removed
 	// CatalogSource and IndexSource say where each part was read from.
 	CatalogSource, IndexSource string
@@ -139,6 +141,51 @@ type Catalog struct {
 	Skipped []string
 	// Fetched is true when a remote was read in this load.
 	Fetched bool
+}
+
+// NewCatalog is a catalog of the given entries and kill list (tests, callers that
+// build their own).
+func NewCatalog(entries []Entry, removed []Removed) *Catalog {
+	return &Catalog{entries: entries, Removed: removed}
+}
+
+// All returns every entry, curated and index, in no particular order.
+func (c *Catalog) All() []Entry {
+	out := append([]Entry{}, c.entries...)
+	for _, l := range c.lazy {
+		out = append(out, l.all()...)
+	}
+	return out
+}
+
+// Len is the number of entries.
+func (c *Catalog) Len() int {
+	n := len(c.entries)
+	for _, l := range c.lazy {
+		n += len(l.recs)
+	}
+	return n
+}
+
+// matching returns the entries whose lower-cased name satisfies f, decoding
+// snapshot entries only when they match.
+func (c *Catalog) matching(f func(nameL string) bool) []Entry {
+	var out []Entry
+	for _, e := range c.entries {
+		if f(lower(e.Name)) {
+			out = append(out, e)
+		}
+	}
+	for _, l := range c.lazy {
+		for i := range l.recs {
+			if f(l.recs[i].name) {
+				if e, ok := l.entry(i); ok {
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Source summarises CatalogSource and IndexSource in upstream's vocabulary: the
@@ -211,13 +258,10 @@ func (e *LookupError) Error() string {
 // Unlike upstream's index resolver, a unique substring is never installed: a user
 // only gets the plugin they named.
 func (c *Catalog) Lookup(name string) (*Entry, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
+	n := lower(strings.TrimSpace(name))
 	var exact []Entry
 	seen := map[string]int{}
-	for _, e := range c.Entries {
-		if strings.ToLower(e.Name) != n {
-			continue
-		}
+	for _, e := range c.matching(func(l string) bool { return l == n }) {
 		key := normRepo(e.Repo) + "#" + e.Subdir
 		if i, ok := seen[key]; ok {
 			if exact[i].Origin == OriginIndex && e.Origin == OriginCatalog {
@@ -236,12 +280,18 @@ func (c *Catalog) Lookup(name string) (*Entry, error) {
 		return nil, &LookupError{Name: name, Candidates: exact, Ambiguous: true}
 	}
 	var sugg []Entry
-	for _, e := range c.Entries {
-		if n != "" && strings.Contains(strings.ToLower(e.Name), n) {
-			sugg = append(sugg, e)
-			if len(sugg) == 5 {
-				break
+	if n != "" {
+		sugg = c.matching(func(l string) bool { return strings.Contains(l, n) })
+		// Names that start with what was typed first, then by name.
+		sort.Slice(sugg, func(i, j int) bool {
+			pi, pj := strings.HasPrefix(lower(sugg[i].Name), n), strings.HasPrefix(lower(sugg[j].Name), n)
+			if pi != pj {
+				return pi
 			}
+			return sugg[i].Name < sugg[j].Name
+		})
+		if len(sugg) > 5 {
+			sugg = sugg[:5]
 		}
 	}
 	return nil, &LookupError{Name: name, Candidates: sugg}

@@ -84,6 +84,7 @@ type Loader struct {
 
 type part struct {
 	entries []Entry
+	lazy    *lazyIndex // a snapshot-backed part instead of entries
 	removed []Removed
 	skipped []string
 }
@@ -139,8 +140,12 @@ func (l *Loader) Load(ctx context.Context) *Catalog {
 		idx = &part{}
 	}
 	c.CatalogSource, c.IndexSource = catSrc, idxSrc
-	c.Entries = make([]Entry, 0, len(cat.entries)+len(idx.entries))
-	c.Entries = append(append(c.Entries, cat.entries...), idx.entries...)
+	c.entries = append(append(c.entries, cat.entries...), idx.entries...)
+	for _, p := range []*part{cat, idx} {
+		if p.lazy != nil {
+			c.lazy = append(c.lazy, p.lazy)
+		}
+	}
 	// The kill list is the union of ours and the live one (as upstream unions the
 	// in-tree and live lists).
 	c.Removed = append(append([]Removed{}, seedRemoved...), cat.removed...)

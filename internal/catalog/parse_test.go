@@ -54,7 +54,7 @@ func TestParseRealIndexes(t *testing.T) {
 	// A subdir entry of the real index resolves to owner/repo/subdir.
 	b, _ := os.ReadFile(filepath.Join(dir, "community-index.json"))
 	entries, _, _ := ParseIndex(b)
-	c := &Catalog{Entries: entries}
+	c := NewCatalog(entries, nil)
 	e, err := c.Lookup("revell-context")
 	if err != nil {
 		t.Fatal(err)
@@ -183,13 +183,13 @@ func TestSeedIsValid(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	c := &Catalog{Entries: []Entry{
+	c := NewCatalog([]Entry{
 		{Name: "relay", Repo: "https://github.com/acme/relay", Ref: sha1, Origin: OriginCatalog, Tier: "official"},
 		{Name: "relay", Repo: "acme/relay", Ref: sha1, Origin: OriginIndex},
 		{Name: "twin", Repo: "a/twin", Ref: sha1, Origin: OriginIndex},
 		{Name: "twin", Repo: "b/twin", Ref: sha1, Origin: OriginIndex},
 		{Name: "telegram-bridge", Repo: "a/tb", Ref: sha1, Origin: OriginIndex},
-	}}
+	}, nil)
 	// The same plugin in both sources is one match; the curated entry wins.
 	e, err := c.Lookup("Relay")
 	if err != nil || e.Origin != OriginCatalog {

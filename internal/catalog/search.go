@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -26,59 +25,86 @@ type Result struct {
 	Score float64
 }
 
-// Search ranks entries for term in upstream's order: exact name, name substring,
-// exact tag, tag substring, description, author, close spelling of the name. The
-// capability filter is an exact, case-insensitive label match. An empty term lists
-// everything (after the filter) by name. Ties sort by name, curated entries first.
-func Search(entries []Entry, term, capability string) []Result {
-	term = strings.ToLower(strings.TrimSpace(term))
-	capability = strings.ToLower(strings.TrimSpace(capability))
-	t := []byte(term)
-	var buf []byte
-	// lowerHas reports whether s, lower-cased, contains t; one reused buffer keeps a
-	// 10,000-entry search from allocating per field.
-	lowerHas := func(s string) bool {
-		if len(s) < len(t) {
-			return false
-		}
-		buf = appendLower(buf[:0], s)
-		return bytes.Contains(buf, t)
-	}
-	lowerEq := func(s string) bool { return len(s) == len(t) && strings.EqualFold(s, term) }
+// Search ranks the catalog for term in upstream's order: exact name, name
+// substring, exact tag, tag substring, description, author, close spelling of the
+// name. The capability filter is an exact, case-insensitive label match. An empty
+// term lists everything (after the filter) by name. Ties sort by name, curated
+// entries first.
+func (c *Catalog) Search(term, capability string) []Result {
+	t := lower(strings.TrimSpace(term))
+	capL := lower(strings.TrimSpace(capability))
 	var out []Result
-	for i := range entries {
-		e := &entries[i]
-		if capability != "" && !hasLabel(e, capability) {
-			continue
-		}
-		if term == "" {
-			out = append(out, Result{Entry: e})
-			continue
-		}
-		var score float64
-		switch {
-		case lowerEq(e.Name):
-			score = scoreExactName
-		case lowerHas(e.Name):
-			score = scoreInName
-		case anyTag(e, lowerEq):
-			score = scoreExactTag
-		case anyTag(e, lowerHas):
-			score = scoreInTag
-		case lowerHas(e.Description):
-			score = scoreInDesc
-		case lowerHas(e.Author):
-			score = scoreInAuthor
-		default:
-			buf = appendLower(buf[:0], e.Name)
-			if r := similarity(buf, t); r >= minSimilarity {
-				score = r * scoreSpelling
-			}
-		}
-		if score > 0 {
+	for i := range c.entries {
+		e := &c.entries[i]
+		f := searchFields(e)
+		if score, ok := scoreFields(&f, t, capL); ok {
 			out = append(out, Result{Entry: e, Score: score})
 		}
 	}
+	for _, l := range c.lazy {
+		for i := range l.recs {
+			score, ok := scoreFields(&l.recs[i].fields, t, capL)
+			if !ok {
+				continue
+			}
+			if e, ok := l.entry(i); ok {
+				out = append(out, Result{Entry: &e, Score: score})
+			}
+		}
+	}
+	sortResults(out)
+	return out
+}
+
+// Search ranks entries (see Catalog.Search).
+func Search(entries []Entry, term, capability string) []Result {
+	return NewCatalog(entries, nil).Search(term, capability)
+}
+
+// scoreFields scores one entry's lower-cased fields for the lower-cased term t;
+// ok is false when the entry does not match (or fails the capability filter).
+func scoreFields(f *fields, t, capL string) (float64, bool) {
+	if capL != "" && !hasItem(f.labels, capL) {
+		return 0, false
+	}
+	if t == "" {
+		return 0, true
+	}
+	var score float64
+	switch {
+	case f.name == t:
+		score = scoreExactName
+	case strings.Contains(f.name, t):
+		score = scoreInName
+	case hasItem(f.tags, t):
+		score = scoreExactTag
+	case strings.Contains(f.tags, t):
+		score = scoreInTag
+	case strings.Contains(f.desc, t):
+		score = scoreInDesc
+	case strings.Contains(f.author, t):
+		score = scoreInAuthor
+	default:
+		if r := similarity(f.name, t); r >= minSimilarity {
+			score = r * scoreSpelling
+		}
+	}
+	return score, score > 0
+}
+
+// hasItem reports whether the NUL-joined list holds item exactly.
+func hasItem(list, item string) bool {
+	for list != "" {
+		head, rest, _ := strings.Cut(list, sep)
+		if head == item {
+			return true
+		}
+		list = rest
+	}
+	return false
+}
+
+func sortResults(out []Result) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Score != b.Score {
@@ -89,37 +115,6 @@ func Search(entries []Entry, term, capability string) []Result {
 		}
 		return a.Entry.Origin == OriginCatalog && b.Entry.Origin != OriginCatalog
 	})
-	return out
-}
-
-// anyTag applies f to the entry's tags; a curated entry's category and declared
-// tool names count as tags (upstream's catalog search covers declared tools).
-func anyTag(e *Entry, f func(string) bool) bool {
-	for _, s := range e.Tags {
-		if f(s) {
-			return true
-		}
-	}
-	if e.Origin == OriginCatalog {
-		if e.Category != "" && f(e.Category) {
-			return true
-		}
-		for _, s := range e.Tools {
-			if f(s) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func hasLabel(e *Entry, c string) bool {
-	for _, l := range e.Capabilities() {
-		if strings.EqualFold(l, c) {
-			return true
-		}
-	}
-	return false
 }
 
 // appendLower appends s lower-cased (ASCII fast path; other runes through
@@ -148,7 +143,7 @@ func toLowerRune(r rune) rune { return []rune(strings.ToLower(string(r)))[0] }
 // longest common subsequence covers. It stands in for Python's difflib ratio
 // (2·matches/total), which it equals whenever difflib's matching blocks form a
 // longest common subsequence, the usual case for short names.
-func similarity(a, b []byte) float64 {
+func similarity(a, b string) float64 {
 	la, lb := len(a), len(b)
 	if la+lb == 0 {
 		return 1

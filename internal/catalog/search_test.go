@@ -64,7 +64,7 @@ func TestSimilarity(t *testing.T) {
 		{"abc", "xyz", 0, 0},
 		{"a", "abcdefghijk", 0, 0}, // pruned by length
 	} {
-		got := similarity([]byte(tc.a), []byte(tc.b))
+		got := similarity(tc.a, tc.b)
 		if got < tc.min || got > tc.max {
 			t.Errorf("similarity(%q,%q)=%v", tc.a, tc.b, got)
 		}

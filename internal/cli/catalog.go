@@ -115,7 +115,7 @@ func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) 
 	if err != nil {
 		return err
 	}
-	results := catalog.Search(c.Entries, term, o.capability)
+	results := c.Search(term, o.capability)
 	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
 	defer out.Flush()
 	src := c.Source()
