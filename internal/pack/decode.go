@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // Limits on the generic tree built from a pack. A real pack has a few dozen nodes;
@@ -17,6 +19,7 @@ const (
 	maxDepth      = 64
 	maxNodes      = 200_000
 	maxAliasNodes = 10_000
+	maxTokens     = 100_000
 )
 
 // ErrAliasBomb, ErrCycle and ErrTooDeep classify hostile YAML.
@@ -40,6 +43,9 @@ var standardTags = map[string]bool{
 // expansion is bounded (ErrAliasBomb, ErrTooDeep) and a cyclic alias is an error
 // (ErrCycle).
 func decodeYAML(data []byte) (any, error) {
+	if err := preflight(data); err != nil {
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, err
@@ -58,6 +64,49 @@ func decodeYAML(data []byte) (any, error) {
 	}
 	d := &decoder{anchors: map[string]ast.Node{}}
 	return d.value(docs[0].Body, 0, false)
+}
+
+// preflight bounds the parser's work before it runs: goccy's parser is quadratic
+// in nesting depth (1 MiB of "[" would take tens of minutes), while its lexer is
+// linear. From the tokens it over-estimates the depth (open flow collections +
+// block indentation levels + entries opened on one line) and counts tokens.
+func preflight(data []byte) error {
+	toks := lexer.Tokenize(string(data))
+	if len(toks) > maxTokens {
+		return fmt.Errorf("the document has more than %d tokens; a pack is small", maxTokens)
+	}
+	flow, line, perLine := 0, -1, 0
+	var cols []int
+	for _, tk := range toks {
+		if tk == nil || tk.Position == nil {
+			continue
+		}
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			if flow > 0 {
+				flow--
+			}
+		}
+		if tk.Position.Line != line {
+			line, perLine = tk.Position.Line, 0
+			if flow == 0 {
+				c := tk.Position.Column
+				for len(cols) > 0 && cols[len(cols)-1] >= c {
+					cols = cols[:len(cols)-1]
+				}
+				cols = append(cols, c)
+			}
+		}
+		if tk.Type == token.SequenceEntryType || tk.Type == token.MappingValueType || tk.Type == token.MappingKeyType {
+			perLine++
+		}
+		if flow+len(cols)+perLine > 2*maxDepth {
+			return fmt.Errorf("%w (line %d)", ErrTooDeep, tk.Position.Line)
+		}
+	}
+	return nil
 }
 
 type decoder struct {

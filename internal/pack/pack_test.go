@@ -201,9 +201,16 @@ func TestHostileYAML(t *testing.T) {
 			t.Errorf("%q: %v", c, err)
 		}
 	}
-	deep := strings.Repeat("[", 500) + strings.Repeat("]", 500)
-	if _, err := Parse([]byte("name: "+deep+"\n"), "deep"); err == nil {
-		t.Error("deep nesting accepted")
+	// The parser is quadratic in depth: these must be refused before it runs.
+	for _, deep := range []string{
+		"name: " + strings.Repeat("[", 50000) + strings.Repeat("]", 50000),
+		"name: " + strings.Repeat("{a: ", 20000) + strings.Repeat("}", 20000),
+		strings.Repeat("- ", 50000) + "x",
+		"name: [" + strings.Repeat("1,", 200000) + "1]",
+	} {
+		if _, err := Parse([]byte(deep), "deep"); err == nil || !(errors.Is(err, ErrTooDeep) || strings.Contains(err.Error(), "nesting is too deep") || strings.Contains(err.Error(), "tokens")) {
+			t.Errorf("%.20s…: %v", deep, err)
+		}
 	}
 	huge := []byte("name: p\n# " + strings.Repeat("x", MaxSize) + "\n")
 	if _, err := Parse(huge, "huge"); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
