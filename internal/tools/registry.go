@@ -32,13 +32,31 @@ type Tool struct {
 	Check   func(ctx context.Context) bool
 	Handler Handler
 
+	// The validator is compiled on first use: a command that never calls a tool
+	// (plugins list) should not pay for compiling every schema.
+	compileOnce   sync.Once
 	validator     *argValidator
 	schemaProblem string
 }
 
+func (t *Tool) compile() {
+	t.compileOnce.Do(func() {
+		// A schema hermes cannot compile does not stop the tool: upstream never checks
+		// schemas, so real plugins with sloppy ones must keep working. The caller warns.
+		if v, err := newArgValidator(t.Parameters()); err != nil {
+			t.schemaProblem = err.Error()
+		} else {
+			t.validator = v
+		}
+	})
+}
+
 // SchemaProblem says why the parameters schema cannot be used to check arguments
 // ("" when it can); such a tool takes its arguments unchecked.
-func (t *Tool) SchemaProblem() string { return t.schemaProblem }
+func (t *Tool) SchemaProblem() string {
+	t.compile()
+	return t.schemaProblem
+}
 
 // Parameters returns the JSON schema of the tool's arguments (may be nil).
 func (t *Tool) Parameters() map[string]any {
@@ -91,13 +109,6 @@ func (r *Registry) Register(t *Tool, override bool) error {
 	}
 	if t.Description == "" {
 		t.Description, _ = t.Schema["description"].(string)
-	}
-	// A schema hermes cannot compile does not stop the tool: upstream never checks
-	// schemas, so real plugins with sloppy ones must keep working. The caller warns.
-	if v, err := newArgValidator(t.Parameters()); err != nil {
-		t.schemaProblem = err.Error()
-	} else {
-		t.validator = v
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

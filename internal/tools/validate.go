@@ -36,6 +36,7 @@ func newArgValidator(params map[string]any) (*argValidator, error) {
 
 // ValidateArgs reports what is wrong with args for tool t (nil when they fit).
 func (t *Tool) ValidateArgs(args map[string]any) error {
+	t.compile()
 	if t.validator == nil {
 		return nil
 	}
