@@ -294,3 +294,27 @@ func TestNumericLookingSHA(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: no input panics, and nothing accepted carries a secret-shaped or
+// reserved seed key or a ref that is not a full SHA.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("a: &a {b: *a}\n"))
+	f.Add([]byte("base: &b {x: 1}\nname: p\nplugins: [{repo: o/r, ref: " + sha1 + "}]\nconfig: {r: {<<: *b}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range p.Plugins {
+			if !shaRE.MatchString(e.Ref) {
+				t.Fatalf("ref %q accepted", e.Ref)
+			}
+		}
+		for _, seeds := range p.Config {
+			if _, dropped := Strip(seeds, ""); len(dropped) > 0 {
+				t.Fatalf("forbidden keys accepted: %v", dropped)
+			}
+		}
+	})
+}
