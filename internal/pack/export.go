@@ -101,19 +101,19 @@ func exportEntry(pl Installed) (yaml.MapSlice, string) {
 	if i := strings.IndexByte(url, '#'); i >= 0 {
 		url, subdir = url[:i], url[i+1:]
 	}
-	lower := strings.ToLower(url)
-	switch {
+	switch lower := strings.ToLower(url); {
 	case strings.HasPrefix(lower, "file://"):
 		return nil, "installed from a local file:// repository, which a shared pack cannot point at"
 	case strings.HasPrefix(lower, "http://"):
 		return nil, "installed over plain http://, which packs refuse; reinstall it from an https:// URL"
 	}
+	// owner/repo only when it expands back to the very same URL, so the installed
+	// source (and its pin, keyed on the source) is reproduced exactly.
 	repo := url
-	for _, prefix := range []string{"https://github.com/", "https://www.github.com/"} {
-		if strings.HasPrefix(lower, prefix) {
-			rest := strings.TrimSuffix(strings.Trim(url[len(prefix):], "/"), ".git")
-			if strings.Count(rest, "/") == 1 {
-				repo = rest
+	if rest, ok := strings.CutPrefix(url, "https://github.com/"); ok && strings.HasSuffix(rest, ".git") {
+		if slug := strings.TrimSuffix(rest, ".git"); strings.Count(slug, "/") == 1 {
+			if src, err := install.ParseIdentifier(slug); err == nil && src.URL == url {
+				repo = slug
 			}
 		}
 	}

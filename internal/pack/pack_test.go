@@ -318,3 +318,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestExportKeepsNonShorthandURLs(t *testing.T) {
+	rows := []Installed{
+		{Name: "a", Row: &install.Row{Source: "https://github.com/hermes-go/hermes#examples/plugins/hello-world", Revision: sha1}},
+		{Name: "b", Row: &install.Row{Source: "https://github.com/o/b.git", Revision: sha1}},
+	}
+	ex, err := ExportPack("x", rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(ex.YAML, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Plugins[0].Source.Canonical() != rows[0].Row.Source || p.Plugins[1].Repo != "o/b" || p.Plugins[1].Source.Canonical() != rows[1].Row.Source {
+		t.Fatalf("%+v %+v\n%s", p.Plugins[0], p.Plugins[1], ex.YAML)
+	}
+}
