@@ -121,6 +121,10 @@ func exportEntry(pl Installed) (yaml.MapSlice, string) {
 		return nil, fmt.Sprintf("its source cannot go in a pack: %v", err)
 	}
 	e := yaml.MapSlice{{Key: "repo", Value: repo}, {Key: "ref", Value: strings.ToLower(r.Revision)}}
+	if r.Catalog != nil && r.Catalog.Name != "" {
+		// Keeps the catalog provenance across the round trip (install still uses repo).
+		e = append(yaml.MapSlice{{Key: "name", Value: r.Catalog.Name}}, e...)
+	}
 	if subdir != "" {
 		e = append(e, yaml.MapItem{Key: "subdir", Value: subdir})
 	}

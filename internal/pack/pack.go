@@ -95,10 +95,21 @@ type Resolution struct {
 type Resolver func(ctx context.Context, name string) (Resolution, error)
 
 // Resolve fills in the source of name-only entries. A nil resolver leaves them
-// unresolved with a message saying what to write instead.
+// unresolved with a message saying what to write instead. An entry with both a name
+// and a repo installs from its repo; the catalog only adds provenance, and only when
+// it lists that very source.
 func (p *Pack) Resolve(ctx context.Context, r Resolver) {
 	for _, e := range p.Plugins {
-		if e.Resolved() || e.Name == "" {
+		if e.Name == "" {
+			continue
+		}
+		if e.Resolved() {
+			if r == nil {
+				continue
+			}
+			if res, err := r(ctx, e.Name); err == nil && res.Source.Canonical() == e.Source.Canonical() {
+				e.Capabilities, e.Catalog = res.Capabilities, res.Catalog
+			}
 			continue
 		}
 		if r == nil {

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -334,5 +335,37 @@ func TestExportKeepsNonShorthandURLs(t *testing.T) {
 	}
 	if p.Plugins[0].Source.Canonical() != rows[0].Row.Source || p.Plugins[1].Repo != "o/b" || p.Plugins[1].Source.Canonical() != rows[1].Row.Source {
 		t.Fatalf("%+v %+v\n%s", p.Plugins[0], p.Plugins[1], ex.YAML)
+	}
+}
+
+func TestCatalogProvenanceRoundTrip(t *testing.T) {
+	row := &install.Row{Source: "https://github.com/hermes-go/hermes#examples/plugins/hello-world", Revision: sha1, Pinned: true,
+		Catalog: &install.CatalogRef{Name: "hello-world", Tier: "official"}}
+	ex, err := ExportPack("x", []Installed{{Name: "hello-world", Row: row}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(ex.YAML, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Plugins[0]
+	if e.Name != "hello-world" || e.Source.Canonical() != row.Source {
+		t.Fatalf("%+v\n%s", e, ex.YAML)
+	}
+	listed := &install.CatalogRef{Name: "hello-world", Tier: "official", SHA: sha1}
+	p.Resolve(context.Background(), func(ctx context.Context, name string) (Resolution, error) {
+		return Resolution{Source: install.Source{URL: "https://github.com/hermes-go/hermes", Subdir: "examples/plugins/hello-world"}, Catalog: listed, Capabilities: []string{"1 tools"}}, nil
+	})
+	if e.Catalog != listed || e.Source.URL != "https://github.com/hermes-go/hermes" {
+		t.Fatalf("%+v", e)
+	}
+	// A catalog entry for another source adds nothing (the repo is what installs).
+	e.Catalog = nil
+	p.Resolve(context.Background(), func(ctx context.Context, name string) (Resolution, error) {
+		return Resolution{Source: install.Source{URL: "https://github.com/evil/fork.git"}, Catalog: listed}, nil
+	})
+	if e.Catalog != nil || e.Source.URL != "https://github.com/hermes-go/hermes" {
+		t.Fatalf("%+v", e)
 	}
 }
