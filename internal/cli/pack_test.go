@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/pem"
 	"fmt"
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/pack"
 )
 
 // Pack install end to end: plugins served by a loopback https git server (packs
@@ -268,5 +270,35 @@ plugins:
 	}
 	if names := install.Installed(filepath.Join(hh, "plugins")); len(names) != 1 || names[0] != "beta" {
 		t.Fatalf("installed: %v", names)
+	}
+}
+
+func TestPackShowFromHTTPS(t *testing.T) {
+	body := "name: remote-pack\nplugins:\n  - repo: owner/remote\n    ref: " + strings.Repeat("a", 40) + "\n"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hermes-pack.yaml" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	old := pack.HTTPClient
+	pack.HTTPClient = srv.Client()
+	defer func() { pack.HTTPClient = old }()
+
+	app, out, _ := ttyApp(t, "")
+	if code := Run(context.Background(), app, []string{"plugins", "pack", "show", srv.URL + "/hermes-pack.yaml"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), "Pack remote-pack") || !strings.Contains(out.String(), "owner/remote") {
+		t.Fatalf("%s", out)
+	}
+	app, out, _ = ttyApp(t, "")
+	if code := Run(context.Background(), app, []string{"plugins", "pack", "install", srv.URL + "/nope.yaml"}); code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), "HTTP 404") {
+		t.Fatalf("%s", out)
 	}
 }
