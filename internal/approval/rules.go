@@ -3,10 +3,11 @@ package approval
 import (
 	"os"
 	"path"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Finding is one rule a command tripped. Key is the pattern_key used in approvals
@@ -283,15 +284,15 @@ var dangerousRules = []cmdRule{
 }
 
 var (
-	sqlDrop     = regexp.MustCompile(`(?i)\bDROP\s+(TABLE|DATABASE|SCHEMA)\b`)
-	sqlDelete   = regexp.MustCompile(`(?i)\bDELETE\s+FROM\b`)
-	sqlWhere    = regexp.MustCompile(`(?i)\bWHERE\b`)
-	sqlTruncate = regexp.MustCompile(`(?i)\bTRUNCATE\s+(TABLE\s+)?\w`)
-	metadata    = regexp.MustCompile(`(^|[^\d.])(169\.254\.169\.254|100\.100\.100\.200)([^\d.]|$)|metadata\.google\.internal|fd00:ec2::254`)
-	blockDevice = regexp.MustCompile(`^/dev/((sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|nbd)[a-z0-9]*|r?disk[0-9]+[a-z0-9]*|mapper/.+|disk/by-(id|uuid|path|label|partuuid|partlabel)/.+)$`)
+	sqlDrop     = lazyre.New(`(?i)\bDROP\s+(TABLE|DATABASE|SCHEMA)\b`)
+	sqlDelete   = lazyre.New(`(?i)\bDELETE\s+FROM\b`)
+	sqlWhere    = lazyre.New(`(?i)\bWHERE\b`)
+	sqlTruncate = lazyre.New(`(?i)\bTRUNCATE\s+(TABLE\s+)?\w`)
+	metadata    = lazyre.New(`(^|[^\d.])(169\.254\.169\.254|100\.100\.100\.200)([^\d.]|$)|metadata\.google\.internal|fd00:ec2::254`)
+	blockDevice = lazyre.New(`^/dev/((sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|nbd)[a-z0-9]*|r?disk[0-9]+[a-z0-9]*|mapper/.+|disk/by-(id|uuid|path|label|partuuid|partlabel)/.+)$`)
 	// Raw-text fallbacks for lines the parser could not read.
-	rawForkBomb = regexp.MustCompile(`:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`)
-	rawRootRm   = regexp.MustCompile(`(^|[;&|(\s])rm\s+(-\S+\s+)*("|')?(/|/\*|~/?|\$HOME/?)("|')?(\s|$|[;&|)])`)
+	rawForkBomb = lazyre.New(`:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`)
+	rawRootRm   = lazyre.New(`(^|[;&|(\s])rm\s+(-\S+\s+)*("|')?(/|/\*|~/?|\$HOME/?)("|')?(\s|$|[;&|)])`)
 )
 
 // Classify says whether command is hardline-blocked, needs approval, or neither.

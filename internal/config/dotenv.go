@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // envAssignment is one KEY=value found in a .env file; [start, end) covers its whole
@@ -143,8 +144,8 @@ func ReadDotenv(path string) (map[string]string, error) {
 	return out, nil
 }
 
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-var envBareRE = regexp.MustCompile(`^[A-Za-z0-9_./:@,+=%-]*$`)
+var envKeyRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envBareRE = lazyre.New(`^[A-Za-z0-9_./:@,+=%-]*$`)
 
 // quoteDotenv writes value so ReadDotenv and python-dotenv read it back unchanged: bare
 // when safe, else single quotes (literal, no ${} expansion), else double quotes.

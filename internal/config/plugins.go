@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Defaults and limits of the plugins.* settings.
@@ -174,7 +175,7 @@ var ErrInvalidPluginKey = errors.New("use a plugin-relative key such as 'endpoin
 // bridge raises ValueError with it so plugins see the words they were written against.
 const InvalidPluginKeyMessage = "Expected a plugin-relative config key such as 'endpoint' or 'retry.policy'; global, cross-plugin, and traversal paths are forbidden"
 
-var pluginKeySegment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var pluginKeySegment = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // pluginReservedRoots may not start a plugin-relative key (compared case-insensitively).
 var pluginReservedRoots = map[string]bool{"model": true, "plugins": true, "security": true, "settings": true}

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // EnvHome is the environment variable that overrides the default ~/.hermes root.
 const EnvHome = "HERMES_HOME"
 
-var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var profileNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Home is one resolved HERMES_HOME: the default root, a profile under it, or a custom directory.
 type Home struct {

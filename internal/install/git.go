@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // GitTimeout bounds one network git operation (clone, fetch, pull), as upstream.
@@ -159,8 +160,8 @@ func (g *Git) RunNet(ctx context.Context, dir string, extraEnv, secrets []string
 }
 
 var (
-	userinfoRE = regexp.MustCompile(`(?i)(https?://)[^/@\s]+@`)
-	authHdrRE  = regexp.MustCompile(`(?i)(authorization:\s*\w+\s+)\S+`)
+	userinfoRE = lazyre.New(`(?i)(https?://)[^/@\s]+@`)
+	authHdrRE  = lazyre.New(`(?i)(authorization:\s*\w+\s+)\S+`)
 )
 
 // Redact removes credentials from text: URL user info, Authorization header values
@@ -184,7 +185,7 @@ func redactArgs(args, secrets []string) []string {
 }
 
 // credentialRequiredRE recognises a failure that credentials could fix.
-var credentialRequiredRE = regexp.MustCompile(`(?i)could not read (?:username|password)|terminal prompts disabled|authentication failed|(?:error|status|http)[: ]+40[13]\b|repository not found|requested url returned error: 40[13]`)
+var credentialRequiredRE = lazyre.New(`(?i)could not read (?:username|password)|terminal prompts disabled|authentication failed|(?:error|status|http)[: ]+40[13]\b|repository not found|requested url returned error: 40[13]`)
 
 // needsCredentials reports whether err looks like an authentication failure.
 func needsCredentials(err error) bool {
@@ -193,4 +194,4 @@ func needsCredentials(err error) bool {
 }
 
 // unadvertisedRE recognises a server that refuses to serve a commit by id.
-var unadvertisedRE = regexp.MustCompile(`(?i)not our ref|unadvertised object|couldn't find remote ref|no such remote ref|upload-pack: not our ref|want .* not valid|bad object`)
+var unadvertisedRE = lazyre.New(`(?i)not our ref|unadvertised object|couldn't find remote ref|no such remote ref|upload-pack: not our ref|want .* not valid|bad object`)

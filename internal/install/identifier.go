@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Source is where a plugin comes from: a git URL and an optional subdirectory of the
@@ -48,7 +49,7 @@ func (s Source) IsHTTP() bool {
 	return strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "http://")
 }
 
-var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var shaRE = lazyre.New(`^[0-9a-fA-F]{40}$`)
 
 // ErrRefNotSHA is the error for a --ref that is not a full commit SHA.
 var ErrRefNotSHA = errors.New("--ref must be a full 40-character commit SHA.")
@@ -74,7 +75,7 @@ var githubSegments = map[string]bool{
 	"pull": true, "pulls": true, "releases": true, "tree": true, "wiki": true,
 }
 
-var shorthandPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var shorthandPart = lazyre.New(`^[A-Za-z0-9_.-]+$`)
 
 // ParseIdentifier turns what the user typed into a Source: a git URL (https, http,
 // ssh, git@host:, file), optionally with a "#subdir" fragment or ".git/<subdir>"

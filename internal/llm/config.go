@@ -6,11 +6,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Provider is what hermes knows about a named provider: where it lives and which
@@ -43,7 +44,7 @@ var providerAliases = map[string]string{
 	"nousresearch": "nous", "x-ai": "xai",
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // FromConfig builds a Config from the config.yaml "model" section:
 //

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -299,7 +299,7 @@ func (m *Manager) registerCommand(p *Plugin, rp protocol.RegisterCommandParams, 
 	return protocol.RegisterResult{Registered: true}, nil
 }
 
-var cliNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var cliNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 func (m *Manager) registerCLICommand(p *Plugin, name, help, description string, run func(context.Context, []string, io.Writer, io.Writer) (int, error)) (any, error) {
 	if len(name) > 64 || !cliNameRE.MatchString(name) {
@@ -314,7 +314,7 @@ func (m *Manager) registerCLICommand(p *Plugin, name, help, description string, 
 	return protocol.RegisterResult{Registered: true}, nil
 }
 
-var skillNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var skillNameRE = lazyre.New(`^[a-zA-Z0-9_-]+$`)
 
 func (m *Manager) registerSkill(p *Plugin, rp protocol.RegisterSkillParams) (any, error) {
 	if strings.Contains(rp.Name, ":") {

@@ -7,20 +7,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // stateQuota caps one plugin's state.json (upstream: 10 MiB).
 const stateQuota = 10 << 20
 
-var stateKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+var stateKeyRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 
 func checkStateKey(key string) error {
 	if len(key) > 128 || !stateKeyRE.MatchString(key) || strings.Contains(key, "..") {

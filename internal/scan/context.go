@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"path"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Plugin-aware severity: upstream plugin_guard v8 (reference §9.5) on top of the
@@ -70,7 +72,7 @@ type pathContext struct {
 var (
 	testTreeDirs    = map[string]bool{"tests": true, "test": true, "testing": true, "spec": true, "specs": true, "fixtures": true}
 	testDirsAnyDeep = map[string]bool{"__tests__": true, "__fixtures__": true, "__mocks__": true}
-	testFileName    = lazy(`(?i)^(?:tests?_[^/]*|[^/]*_tests?\.[^./]+|[^/]*\.(?:test|spec)\.[^./]+)$`)
+	testFileName    = lazyre.New(`(?i)^(?:tests?_[^/]*|[^/]*_tests?\.[^./]+|[^/]*\.(?:test|spec)\.[^./]+)$`)
 	docProseExt     = map[string]bool{".md": true, ".txt": true, ".rst": true, ".html": true}
 	agentInstrDirs  = map[string]bool{"skills": true, "optional-skills": true}
 	agentInstrFiles = map[string]bool{"skill.md": true, "after-install.md": true}
@@ -127,12 +129,12 @@ var (
 		`|\bopen\s*\(|readFileSync|writeFileSync|appendFileSync|>>`)
 	execOnLine = ci("\\b(?:system|popen|run|call|check_output|check_call|Popen|exec|execv\\w*|spawn\\w*|eval|execSync|execFile\\w*" +
 		"|spawnSync|child_process|source|os\\.startfile|open)\\s*\\(|\\$\\(|(?:^|[^\\w\\\\])`")
-	literalSpan    = lazy(`[rRbBuUfF]{0,2}"(?:[^"\\\n]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\\n]|\\.)*'|` + "`(?:[^`\\\\\\n]|\\\\.)*`")
-	ipPort         = lazy(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{2,5}`)
+	literalSpan    = lazyre.New(`[rRbBuUfF]{0,2}"(?:[^"\\\n]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\\n]|\\.)*'|` + "`(?:[^`\\\\\\n]|\\\\.)*`")
+	ipPort         = lazyre.New(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{2,5}`)
 	urlRe          = ci(`https?://[^\s"'<>()]+`)
 	decodeConsumer = ci(`base64\s+(?:-d|--decode)\s*\|\s*(?:\w+=\S*\s+)*(?:\S*/)?([A-Za-z0-9_.+-]+)`)
-	interpreters   = lazy(`^(?:sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|nodejs|php|eval|source|exec|xargs|env|sudo)$`)
-	selfUninstall  = lazy(`^(?:\$\s*)?rm\s+(?:-[a-zA-Z]+\s+)*["']?\$HOME/\.hermes/(?:plugins|skills)/[A-Za-z0-9][A-Za-z0-9._-]*/?["']?\s*(?:#.*)?$`)
+	interpreters   = lazyre.New(`^(?:sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|nodejs|php|eval|source|exec|xargs|env|sudo)$`)
+	selfUninstall  = lazyre.New(`^(?:\$\s*)?rm\s+(?:-[a-zA-Z]+\s+)*["']?\$HOME/\.hermes/(?:plugins|skills)/[A-Za-z0-9][A-Za-z0-9._-]*/?["']?\s*(?:#.*)?$`)
 	pipInstallWord = ci(`pip\s+install`)
 )
 
@@ -228,7 +230,7 @@ func (st *fileState) inertFixture(f *Finding, line []byte) bool {
 }
 
 // insideLiteral: every match of re on line lies inside a quoted literal.
-func insideLiteral(line []byte, re *lre) bool {
+func insideLiteral(line []byte, re *lazyre.Regexp) bool {
 	hits := re.FindAllIndex(line, -1)
 	if len(hits) == 0 {
 		return false
@@ -306,10 +308,10 @@ func isCommentLine(line []byte, prefixes []string) bool {
 // `/etc/passwd` in a screener's own regex classify text; they run nothing. Eligible
 // only when every occurrence sits inside a quoted literal as an alternation member or
 // as the whole literal, on a line that executes nothing.
-var literalTokens = map[string]*lre{
-	"sudo_usage":           lazy(`\bsudo\b`),
-	"dump_all_env":         lazy(`printenv|env\s*\|`),
-	"system_passwd_access": lazy(`/etc/(?:passwd|shadow)`),
+var literalTokens = map[string]*lazyre.Regexp{
+	"sudo_usage":           lazyre.New(`\bsudo\b`),
+	"dump_all_env":         lazyre.New(`printenv|env\s*\|`),
+	"system_passwd_access": lazyre.New(`/etc/(?:passwd|shadow)`),
 }
 
 func regexAlternationToken(id string, line []byte) bool {
@@ -355,7 +357,7 @@ func regexAlternationToken(id string, line []byte) bool {
 
 // ── base64 media (v8) ──
 var (
-	base64Run  = lazy(`(?:base64,)?([A-Za-z0-9+/]{24,}={0,2})`)
+	base64Run  = lazyre.New(`(?:base64,)?([A-Za-z0-9+/]{24,}={0,2})`)
 	mediaMagic = [][]byte{[]byte("\x89PNG"), []byte("\xff\xd8\xff"), []byte("GIF8"), []byte("RIFF"), []byte("wOFF"),
 		[]byte("wOF2"), []byte("OTTO"), []byte("\x00\x01\x00\x00"), []byte("ttcf"), []byte("BM"), []byte("%PDF"),
 		[]byte("\x00\x00\x01\x00"), []byte("<svg"), []byte("<?xml"), []byte("ID3"), []byte("OggS"), []byte("fLaC"),

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Correlation within a file: our own rule, beyond upstream.
@@ -76,8 +78,8 @@ var (
 	jsEnvByName         = ci(`^\s*(?:\.\s*\w|\?\.|\[)`)
 	shellGather         = ci("(?:^|[;&|(`]|\\$\\()\\s*(?:printenv|env)\\s*(?:$|[|>;)`&])")
 	embeddedShellGather = ci("\\bprintenv\\s*(?:$|[|>;)`&\"'])|\\$\\(\\s*(?:printenv|env)\\s*\\)|`\\s*(?:printenv|env)\\s*`|[\"']env\\s*\\|")
-	rubyGather          = lazy(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
-	goGather            = lazy(`\bos\.Environ\s*\(`)
+	rubyGather          = lazyre.New(`\bENV\.(?:to_h|to_a|each|inspect|to_hash|keys|values|map)\b`)
+	goGather            = lazyre.New(`\bos\.Environ\s*\(`)
 	childEnv            = ci(`\benv\s*[=:]\s*(?:dict\s*\(|\{\s*(?:\*\*|\.\.\.)|os\.environ|process\.env|os\.Environ)`)
 	// The environment handed to a process being started is the child's, not a gather.
 	processCall = ci(`\b(?:posix_spawnp?|spawn\w*|execv?p?e|Popen|subprocess\.\w+|child_process\.\w+|execFile(?:Sync)?|execSync)\s*\(`)
@@ -103,13 +105,13 @@ var (
 
 	envReadOrder = []string{"os.environ", "getenv", "process.env", "env["}
 	// Reads of one variable by name, per literal.
-	envReadByLit = map[string]*lre{
+	envReadByLit = map[string]*lazyre.Regexp{
 		"os.environ":  ci(`os\.environ\s*(?:\[\s*|\.get\s*\(\s*)["'](\w+)["']`),
 		"getenv":      ci(`getenv\s*\(\s*["'](\w+)["']`),
 		"process.env": ci(`process\.env(?:\.(\w+)|\[\s*["'](\w+)["'])`),
-		"env[":        lazy(`\bENV\[\s*["'](\w+)["']`),
+		"env[":        lazyre.New(`\bENV\[\s*["'](\w+)["']`),
 	}
-	secretName = lazy(`KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL`)
+	secretName = lazyre.New(`KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL`)
 )
 
 type sigSite struct {
@@ -367,11 +369,11 @@ func (sg *signalState) findings(st *fileState) []Finding {
 // childOnly: variable v is passed as env= (or env:) and appears on no remote sink line.
 func childOnly(data []byte, v string, remote []sigSite) bool {
 	for _, s := range remote {
-		if lazy(`\b` + regexp.QuoteMeta(v) + `\b`).Match(s.raw) {
+		if lazyre.New(`\b` + regexp.QuoteMeta(v) + `\b`).Match(s.raw) {
 			return false
 		}
 	}
-	return lazy(`\benv\s*[=:]\s*` + regexp.QuoteMeta(v) + `\b`).Match(data)
+	return lazyre.New(`\benv\s*[=:]\s*` + regexp.QuoteMeta(v) + `\b`).Match(data)
 }
 
 func trimTo(s string, n int) string {

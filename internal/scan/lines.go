@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Per-file context that needs the lines before the current one. Each is computed
@@ -15,7 +17,7 @@ type ownerTracker struct {
 	continued              bool
 }
 
-var quotedSpan = lazy(`'[^'\n]*'|"[^"\n]*"`)
+var quotedSpan = lazyre.New(`'[^'\n]*'|"[^"\n]*"`)
 
 func (st *fileState) ownerLine() []byte {
 	if st.owners == nil {
@@ -130,7 +132,7 @@ func maskLinkDestinations(line []byte) []byte {
 	}
 }
 
-var mainGuard = lazy(`^(\s*)if\s+(?:__name__\s*==\s*["']__main__["']|["']__main__["']\s*==\s*__name__)\s*:\s*(?:#.*)?$`)
+var mainGuard = lazyre.New(`^(\s*)if\s+(?:__name__\s*==\s*["']__main__["']|["']__main__["']\s*==\s*__name__)\s*:\s*(?:#.*)?$`)
 
 // inMainGuard: the current line is in the body of an `if __name__ == "__main__":`
 // block (by indentation; the module's self-test harness, never run by the loader).

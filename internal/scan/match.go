@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Checks for the upstream patterns that use look-around, which RE2 lacks. Each one
@@ -14,7 +16,7 @@ var loopbackURL = ci(`https?://(?:localhost|127\.0\.0\.1|\[::1\])`)
 // loopback URL (a same-line loopback destination cannot move data off the machine).
 // Linear: the first head past the last loopback URL is the best candidate, and it
 // qualifies when some tail starts after it.
-func notLoopbackAfter(head, tail *lre) func([]byte) bool {
+func notLoopbackAfter(head, tail *lazyre.Regexp) func([]byte) bool {
 	return func(line []byte) bool {
 		heads := head.FindAllIndex(line, -1)
 		if heads == nil {
@@ -157,7 +159,7 @@ var (
 	pipInstall = ci(`pip\s+install\s+`)
 	dashR      = ci(`^-r\s`)
 	npmInstall = ci(`npm\s+install\s+`)
-	atDigit    = lazy(`@\d`)
+	atDigit    = lazyre.New(`@\d`)
 )
 
 // unpinnedPip: `pip\s+install\s+(?!-r\s)(?!.*==)`.
@@ -204,7 +206,7 @@ func sudoUsage(line []byte) bool {
 
 // notWordAfter: re, then `(?!\.?\w)`: the file name is not the prefix of a longer name
 // (AGENTS.md.bak, CLAUDE.mdx).
-func notWordAfter(re *lre) func([]byte) bool {
+func notWordAfter(re *lazyre.Regexp) func([]byte) bool {
 	return func(line []byte) bool {
 		for _, loc := range re.FindAllIndex(line, -1) {
 			rest := line[loc[1]:]

@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Second-stage prefilters: the literal told us a rule may match on a line; these
@@ -15,7 +17,7 @@ func tunePrefilters(rs []*rule) {
 		byID[r.id] = r
 	}
 	// Every match starts with one of the rule's literals: run it anchored there.
-	byID["hardcoded_secret"].anchored = lazy(`(?i)^(?:api[_-]?key|token|secret|password)\s*[=:]\s*["'][A-Za-z0-9+/=_-]{20,}`)
+	byID["hardcoded_secret"].anchored = lazyre.New(`(?i)^(?:api[_-]?key|token|secret|password)\s*[=:]\s*["'][A-Za-z0-9+/=_-]{20,}`)
 	need := map[string][][]string{
 		"unpinned_npm_install":         {{"npm"}},
 		"unpinned_pip_install":         {{"pip"}},

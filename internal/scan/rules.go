@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // The threat catalogue: upstream's THREAT_PATTERNS (skills_guard "skills-guard-v4",
@@ -20,23 +22,23 @@ import (
 type rule struct {
 	id, sev, cat, desc string
 	lits               []string
-	re                 *lre
+	re                 *lazyre.Regexp
 	// fn, when set, decides instead of re (look-around the RE2 syntax lacks); loc
 	// then locates the rule's text on a line (for the quoted-fixture demotion).
 	fn  func(line []byte) bool
-	loc *lre
+	loc *lazyre.Regexp
 	idx int
 	// Cheaper checks before the expression runs (prefilter.go): anchored is the rule
 	// anchored at its literal, for rules whose every match starts with one; need are
 	// groups of which each must have a member on the line (lower case); pre looks at
 	// the bytes around the literal.
-	anchored *lre
+	anchored *lazyre.Regexp
 	need     [][]string
 	pre      func(data []byte, start int) bool
 }
 
 // locator is the expression that finds the rule's text on a line.
-func (r *rule) locator() *lre {
+func (r *rule) locator() *lazyre.Regexp {
 	if r.re != nil {
 		return r.re
 	}
@@ -50,7 +52,7 @@ func (r *rule) match(line []byte) bool {
 	return r.re.Match(line)
 }
 
-func ci(p string) *lre { return lazy(`(?i)` + p) }
+func ci(p string) *lazyre.Regexp { return lazyre.New(`(?i)` + p) }
 
 const (
 	sevCritical = "critical"
@@ -77,13 +79,13 @@ var (
 	otherLits  = []string{".claude/settings", ".codex/config"}
 )
 
-func proseModifyRe(file string) *lre {
+func proseModifyRe(file string) *lazyre.Regexp {
 	return ci(`^\s*(?:[-*+]\s+|\d+[.)]\s+)?` + modifyVerb + `[^\n,]{0,80}?` + file + `\b` +
 		`|(?:\byou\s+(?:must|should|need\s+to)\s+|\bplease\s+|\bmake\s+sure\s+(?:to\s+|you\s+)|\bbe\s+sure\s+to\s+)` +
 		modifyVerb + `[^\n,]{0,80}?` + file + `\b`)
 }
 
-func shellWriteRe(file string) *lre {
+func shellWriteRe(file string) *lazyre.Regexp {
 	return ci(`(?:>>|[\w"'` + "`" + `)\]]\s*>)\s*[~\w./-]*` + file +
 		`|\bsed\b[^\n]*\s(?:-[A-Za-z]*i[A-Za-z]*|--in-place)\b[^\n]*` + file +
 		`|\btee\s+(?:-a\s+)?[~\w./"'-]*` + file +
@@ -97,7 +99,7 @@ var getRules = sync.OnceValue(buildRules)
 
 func buildRules() []*rule {
 	var rs []*rule
-	add := func(id, sev, cat, desc string, lits []string, re *lre, fn func([]byte) bool) {
+	add := func(id, sev, cat, desc string, lits []string, re *lazyre.Regexp, fn func([]byte) bool) {
 		rs = append(rs, &rule{id: id, sev: sev, cat: cat, desc: desc, lits: lits, re: re, fn: fn, idx: len(rs)})
 	}
 	R := func(id, sev, cat, desc string, lits []string, pattern string) {
@@ -141,7 +143,7 @@ func buildRules() []*rule {
 	F("python_os_environ", sevHigh, "exfiltration", "accesses os.environ outside comments/docstrings (potential env dump)",
 		L("os.environ"), pythonOsEnviron)
 	R("python_environ_get_secret", sevMedium, "exfiltration",
-		"reads secret via os.environ.get() (normal API-key access; informational)",
+		"reads secret via os.environ.Get() (normal API-key access; informational)",
 		L("os.environ"), `os\.environ\s*\.get\s*\(\s*["'][^"']*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)`)
 	R("python_getenv_secret", sevMedium, "exfiltration",
 		"reads secret via os.getenv() (normal API-key access; informational)",
@@ -301,7 +303,7 @@ func buildRules() []*rule {
 		"NOPASSWD sudoers entry (passwordless privilege escalation)", L("nopasswd"), `NOPASSWD`)
 	R("suid_bit", sevCritical, "privilege_escalation", "sets SUID/SGID bit on a file", L("chmod"), `chmod\s+[u+]?s`)
 	// ── Agent config persistence ──
-	R0 := func(id, sev, desc string, lits []string, re *lre, guard bool) {
+	R0 := func(id, sev, desc string, lits []string, re *lazyre.Regexp, guard bool) {
 		if guard {
 			add(id, sev, "persistence", desc, lits, nil, notWordAfter(re))
 		} else {
@@ -373,7 +375,7 @@ func buildRules() []*rule {
 		L("conversation", "chat", "previous", "context"), contextExfil)
 	R("send_to_url", sevHigh, "exfiltration", "instructs agent to send data to a URL",
 		L("://"), `(?:send|post|upload|transmit)\s+.*\s+(?:to|at)\s+https?://`)
-	locs := map[string]*lre{
+	locs := map[string]*lazyre.Regexp{
 		"env_exfil_curl": ci(`curl\s+`), "env_exfil_wget": ci(`wget\s+`), "env_exfil_fetch": ci(`fetch\s*\(`),
 		"env_exfil_httpx": ci(`httpx?\.(?:get|post|put|patch)\s*\(`), "env_exfil_requests": ci(`requests\.(?:get|post|put|patch)\s*\(`),
 		"js_read_secrets_file": jsReadArg, "python_os_environ": osEnviron, "dns_exfil": dnsExfilRe,
