@@ -14,6 +14,7 @@ package catalog
 
 import (
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -151,10 +152,13 @@ func NewCatalog(entries []Entry, removed []Removed) *Catalog {
 
 // All returns every entry, curated and index, in no particular order.
 func (c *Catalog) All() []Entry {
-	out := append([]Entry{}, c.entries...)
-	for _, l := range c.lazy {
-		out = append(out, l.all()...)
-	}
+	var out []Entry
+	c.guarded(func() {
+		out = append([]Entry{}, c.entries...)
+		for _, l := range c.lazy {
+			out = append(out, l.all()...)
+		}
+	})
 	return out
 }
 
@@ -162,29 +166,64 @@ func (c *Catalog) All() []Entry {
 func (c *Catalog) Len() int {
 	n := len(c.entries)
 	for _, l := range c.lazy {
-		n += len(l.recs)
+		n += l.n
 	}
 	return n
+}
+
+// guarded runs f, which may read mapped snapshot files. If one of them faults (it
+// was truncated under us), the snapshots are dropped with a warning and f runs
+// again on what is left, instead of the process dying of SIGBUS.
+func (c *Catalog) guarded(f func()) {
+	if len(c.lazy) == 0 {
+		f()
+		return
+	}
+	faulted := func() (faulted bool) {
+		old := debug.SetPanicOnFault(true)
+		defer debug.SetPanicOnFault(old)
+		defer func() {
+			if r := recover(); r != nil {
+				// A memory fault's panic value carries the faulting address.
+				if _, ok := r.(interface{ Addr() uintptr }); ok {
+					faulted = true
+					return
+				}
+				panic(r)
+			}
+		}()
+		f()
+		return false
+	}()
+	if faulted {
+		c.lazy = nil
+		c.Warnings = append(c.Warnings, "a cached catalog snapshot changed while it was read; its entries are left out this time")
+		f()
+	}
 }
 
 // matching returns the entries whose lower-cased name satisfies f, decoding
 // snapshot entries only when they match.
 func (c *Catalog) matching(f func(nameL string) bool) []Entry {
 	var out []Entry
-	for _, e := range c.entries {
-		if f(lower(e.Name)) {
-			out = append(out, e)
-		}
-	}
-	for _, l := range c.lazy {
-		for i := range l.recs {
-			if f(l.recs[i].name) {
-				if e, ok := l.entry(i); ok {
-					out = append(out, e)
-				}
+	c.guarded(func() {
+		out = nil
+		for _, e := range c.entries {
+			if f(lower(e.Name)) {
+				out = append(out, e)
 			}
 		}
-	}
+		for _, l := range c.lazy {
+			l.each(func(fl *fields, off, end int) bool {
+				if f(fl.name) {
+					if e, ok := l.entry(off, end); ok {
+						out = append(out, e)
+					}
+				}
+				return true
+			})
+		}
+	})
 	return out
 }
 

@@ -225,7 +225,7 @@ func TestSnapshotInvalidation(t *testing.T) {
 		t.Fatal(p, err)
 	}
 	snap, ok := readSnapshot(path+snapshotSuffix, st)
-	if !ok || snap.lazy == nil || len(snap.lazy.recs) != 1 || len(snap.skipped) != 1 {
+	if !ok || snap.lazy == nil || snap.lazy.n != 1 || len(snap.skipped) != 1 {
 		t.Fatalf("snapshot %+v %v", snap, ok)
 	}
 	if e := snap.lazy.all(); len(e) != 1 || e[0].Ref != sha1 || e[0].Tags[0] != "telegram" || e[0].Name != "remote-one" {
@@ -264,5 +264,31 @@ func TestSnapshotInvalidation(t *testing.T) {
 	os.WriteFile(path+snapshotSuffix, b[:len(b)-3], 0o600)
 	if _, ok := readSnapshot(path+snapshotSuffix, st2); ok {
 		t.Fatal("truncated snapshot accepted")
+	}
+}
+
+// A snapshot truncated in place under a running search (hermes never does that;
+// a user might) faults on the mapping: the search goes on without it.
+func TestSnapshotTruncatedWhileMapped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexCacheFile)
+	if err := os.WriteFile(path, []byte(indexDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := &Loader{CacheDir: dir, Offline: true}
+	l.Load(context.Background()) // parses the JSON, writes the snapshot
+	c := l.Load(context.Background())
+	if len(c.lazy) != 1 {
+		t.Fatalf("not read through the snapshot")
+	}
+	if err := os.Truncate(path+snapshotSuffix, 0); err != nil {
+		t.Fatal(err)
+	}
+	r := c.Search("hello", "")
+	if len(r) != 1 || r[0].Entry.Name != "hello-world" || len(c.lazy) != 0 {
+		t.Fatalf("after truncation: %+v lazy %d", r, len(c.lazy))
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "changed while it was read") {
+		t.Fatalf("warnings %q", c.Warnings)
 	}
 }

@@ -34,24 +34,26 @@ func (c *Catalog) Search(term, capability string) []Result {
 	t := lower(strings.TrimSpace(term))
 	capL := lower(strings.TrimSpace(capability))
 	var out []Result
-	for i := range c.entries {
-		e := &c.entries[i]
-		f := searchFields(e)
-		if score, ok := scoreFields(&f, t, capL); ok {
-			out = append(out, Result{Entry: e, Score: score})
-		}
-	}
-	for _, l := range c.lazy {
-		for i := range l.recs {
-			score, ok := scoreFields(&l.recs[i].fields, t, capL)
-			if !ok {
-				continue
-			}
-			if e, ok := l.entry(i); ok {
-				out = append(out, Result{Entry: &e, Score: score})
+	c.guarded(func() {
+		out = nil
+		for i := range c.entries {
+			e := &c.entries[i]
+			f := searchFields(e)
+			if score, ok := scoreFields(&f, t, capL); ok {
+				out = append(out, Result{Entry: e, Score: score})
 			}
 		}
-	}
+		for _, l := range c.lazy {
+			l.each(func(fl *fields, off, end int) bool {
+				if score, ok := scoreFields(fl, t, capL); ok {
+					if e, ok := l.entry(off, end); ok {
+						out = append(out, Result{Entry: &e, Score: score})
+					}
+				}
+				return true
+			})
+		}
+	})
 	sortResults(out)
 	return out
 }

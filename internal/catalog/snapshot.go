@@ -24,7 +24,7 @@ import (
 // match. The JSON cache stays the file of record, in upstream's format.
 const snapshotSuffix = ".snap"
 
-var snapshotMagic = []byte("HERMESCAT\x02")
+var snapshotMagic = []byte("HERMESCAT\x03")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -83,17 +83,25 @@ func writeSnapshot(path string, st fs.FileInfo, p *part) error {
 		encodeEntry(dw, &p.entries[i])
 		details[i] = dw.b
 	}
-	w := &snapWriter{}
-	w.uint(uint64(st.Size()))
-	w.uint(uint64(st.ModTime().UnixNano()))
-	w.uint(uint64(len(p.entries)))
+	sw := &snapWriter{}
 	for i := range p.entries {
 		f := searchFields(&p.entries[i])
 		for _, s := range []string{f.name, f.tags, f.desc, f.author, f.labels} {
-			w.str(s)
+			sw.str(s)
 		}
-		w.uint(uint64(len(details[i])))
+		sw.uint(uint64(len(details[i])))
 	}
+	w := &snapWriter{}
+	w.uint(uint64(st.Size()))
+	w.uint(uint64(st.ModTime().UnixNano()))
+	dlen := 0
+	for _, d := range details {
+		dlen += len(d)
+	}
+	w.uint(uint64(len(p.entries)))
+	w.uint(uint64(len(sw.b)))
+	w.uint(uint64(dlen))
+	w.b = append(w.b, sw.b...)
 	for _, d := range details {
 		w.b = append(w.b, d...)
 	}
@@ -162,97 +170,103 @@ func (r *snapReader) strs() []string {
 	return out
 }
 
-// lazyIndex is a snapshot-backed part: search fields for every entry, full
-// entries decoded on demand.
+// lazyIndex is a snapshot-backed part: the file is mapped, not read (on this
+// kind of VM every fresh anonymous page costs ~15 µs to fault in, so reading 5 MB
+// into the heap costs more than the whole search), and the search section is
+// scanned in place; only hits are decoded, into copies.
 type lazyIndex struct {
-	s    string
-	recs []lazyRec
+	s          string // the mapped file
+	n          int    // entries
+	search     int    // start of the search section
+	detailBase int    // start of the full entries
 }
 
-type lazyRec struct {
-	fields
-	off, end int // the full entry's bytes in s
+// each calls f with every entry's search fields and the span of its full entry,
+// in file order, until f returns false. The file passed its checksum, so a
+// decoding error here means a bug; it ends the scan.
+func (l *lazyIndex) each(f func(fl *fields, off, end int) bool) {
+	r := &snapReader{s: l.s[:l.detailBase], off: l.search}
+	off := l.detailBase
+	var fl fields
+	for i := 0; i < l.n; i++ {
+		fl.name, fl.tags, fl.desc, fl.author, fl.labels = r.str(), r.str(), r.str(), r.str(), r.str()
+		size := r.uint()
+		if r.err != nil || size > uint64(len(l.s)-off) {
+			return
+		}
+		end := off + int(size)
+		if !f(&fl, off, end) {
+			return
+		}
+		off = end
+	}
 }
 
-// entry decodes entry i; ok is false when its bytes do not decode to a valid entry
-// (the checksum makes that a bug, not damage, but it is never trusted blindly).
-func (l *lazyIndex) entry(i int) (Entry, bool) {
-	rec := l.recs[i]
-	r := &snapReader{s: l.s[:rec.end], off: rec.off}
+// entry decodes the full entry in s[off:end] into strings of its own (the mapping
+// is not needed once a result is built). ok is false when it is not a valid entry.
+func (l *lazyIndex) entry(off, end int) (Entry, bool) {
+	r := &snapReader{s: l.s[:end], off: off}
 	var e Entry
 	for _, f := range []*string{&e.Name, &e.Description, &e.Author, &e.Repo, &e.Ref, &e.Subdir, &e.Homepage, &e.Tier,
 		&e.Category, &e.Version, &e.DocsURL, &e.RequiresHermes, &e.Image, &e.AddedAt, &e.Origin} {
-		*f = r.str()
+		*f = strings.Clone(r.str())
 	}
 	for _, f := range []*[]string{&e.Tags, &e.Labels, &e.Tools, &e.Hooks, &e.Middleware, &e.Env, &e.Platforms} {
 		*f = r.strs()
+		for i := range *f {
+			(*f)[i] = strings.Clone((*f)[i])
+		}
 	}
 	e.APIVersion = int(int64(r.uint()))
-	if r.err != nil || r.off != rec.end || !isSHA(e.Ref) || (e.Origin != OriginIndex && e.Origin != OriginCatalog) || e.Name == "" {
+	if r.err != nil || r.off != end || !isSHA(e.Ref) || (e.Origin != OriginIndex && e.Origin != OriginCatalog) || e.Name == "" {
 		return Entry{}, false
 	}
 	return e, true
 }
 
 func (l *lazyIndex) all() []Entry {
-	out := make([]Entry, 0, len(l.recs))
-	for i := range l.recs {
-		if e, ok := l.entry(i); ok {
+	out := make([]Entry, 0, l.n)
+	l.each(func(_ *fields, off, end int) bool {
+		if e, ok := l.entry(off, end); ok {
 			out = append(out, e)
 		}
-	}
+		return true
+	})
 	return out
 }
 
 func readSnapshot(path string, st fs.FileInfo) (*part, bool) {
-	b, err := os.ReadFile(path)
+	s, ok := mapFile(path)
 	head := len(snapshotMagic) + 4
-	if err != nil || len(b) < head || string(b[:len(snapshotMagic)]) != string(snapshotMagic) {
+	if !ok || len(s) < head || s[:len(snapshotMagic)] != string(snapshotMagic) {
 		return nil, false
 	}
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	if binary.LittleEndian.Uint32(b[len(snapshotMagic):]) != crc32.Checksum(b[head:], castagnoli) {
 		return nil, false
 	}
-	// b is never written again, so the strings may share its memory.
-	s := unsafe.String(&b[0], len(b))
 	r := &snapReader{s: s, off: head}
 	if r.uint() != uint64(st.Size()) || r.uint() != uint64(st.ModTime().UnixNano()) {
 		return nil, false
 	}
-	n := r.uint()
-	if r.err != nil || n > uint64(len(s)) {
+	n, searchLen, detailsLen := r.uint(), r.uint(), r.uint()
+	if r.err != nil || n > uint64(len(s)) || searchLen > uint64(len(s)-r.off) || detailsLen > uint64(len(s)-r.off)-searchLen {
 		return nil, false
 	}
-	l := &lazyIndex{s: s, recs: make([]lazyRec, n)}
-	off := 0
-	for i := range l.recs {
-		rec := &l.recs[i]
-		rec.name, rec.tags, rec.desc, rec.author, rec.labels = r.str(), r.str(), r.str(), r.str(), r.str()
-		size := r.uint()
-		if r.err != nil || size > uint64(len(s)) {
-			return nil, false
-		}
-		rec.off, rec.end = off, off+int(size)
-		off = rec.end
-	}
-	base := r.off
-	if off > len(s)-base {
-		return nil, false
-	}
-	for i := range l.recs {
-		l.recs[i].off += base
-		l.recs[i].end += base
-	}
-	r.off = base + off
+	l := &lazyIndex{s: s, n: int(n), search: r.off, detailBase: r.off + int(searchLen)}
+	r.off = l.detailBase + int(detailsLen)
 	p := &part{lazy: l}
 	nr := r.uint()
 	if r.err != nil || nr > uint64(len(s)) {
 		return nil, false
 	}
 	for i := uint64(0); i < nr; i++ {
-		p.removed = append(p.removed, Removed{Name: r.str(), Repo: r.str(), Reason: r.str(), Date: r.str()})
+		p.removed = append(p.removed, Removed{Name: strings.Clone(r.str()), Repo: strings.Clone(r.str()), Reason: strings.Clone(r.str()), Date: strings.Clone(r.str())})
 	}
 	p.skipped = r.strs()
+	for i := range p.skipped {
+		p.skipped[i] = strings.Clone(p.skipped[i])
+	}
 	if r.err != nil || r.off != len(s) {
 		return nil, false
 	}
