@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unsafe"
-
-	"github.com/google/renameio/v2"
 )
 
 // A snapshot is a cache file already parsed and validated, in a flat binary form
@@ -116,10 +114,31 @@ func writeSnapshot(path string, st fs.FileInfo, p *part) error {
 	out := append([]byte{}, snapshotMagic...)
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(w.b, castagnoli))
 	out = append(out, w.b...)
+	return writeNoSync(path, out)
+}
+
+// writeNoSync writes path through a temporary file and a rename, without fsync:
+// a snapshot is derived data (a torn one fails its checksum and is rebuilt), and
+// syncing 5 MB here cost more than parsing the JSON.
+func writeNoSync(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, out, 0o600)
+	f, err := os.CreateTemp(filepath.Dir(path), ".snap-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
 }
 
 var errSnap = errors.New("bad snapshot")
@@ -202,23 +221,26 @@ func (l *lazyIndex) each(f func(fl *fields, off, end int) bool) {
 	}
 }
 
-// entry decodes the full entry in s[off:end] into strings of its own (the mapping
-// is not needed once a result is built). ok is false when it is not a valid entry.
+// entry decodes the full entry in s[off:end]. Its bytes are copied out first (one
+// allocation per hit), so a result never points into the mapping. ok is false when
+// it is not a valid entry.
 func (l *lazyIndex) entry(off, end int) (Entry, bool) {
-	r := &snapReader{s: l.s[:end], off: off}
+	own := strings.Clone(l.s[off:end])
+	return decodeEntry(own)
+}
+
+func decodeEntry(s string) (Entry, bool) {
+	r := &snapReader{s: s}
 	var e Entry
 	for _, f := range []*string{&e.Name, &e.Description, &e.Author, &e.Repo, &e.Ref, &e.Subdir, &e.Homepage, &e.Tier,
 		&e.Category, &e.Version, &e.DocsURL, &e.RequiresHermes, &e.Image, &e.AddedAt, &e.Origin} {
-		*f = strings.Clone(r.str())
+		*f = r.str()
 	}
 	for _, f := range []*[]string{&e.Tags, &e.Labels, &e.Tools, &e.Hooks, &e.Middleware, &e.Env, &e.Platforms} {
 		*f = r.strs()
-		for i := range *f {
-			(*f)[i] = strings.Clone((*f)[i])
-		}
 	}
 	e.APIVersion = int(int64(r.uint()))
-	if r.err != nil || r.off != end || !isSHA(e.Ref) || (e.Origin != OriginIndex && e.Origin != OriginCatalog) || e.Name == "" {
+	if r.err != nil || r.off != len(s) || !isSHA(e.Ref) || (e.Origin != OriginIndex && e.Origin != OriginCatalog) || e.Name == "" {
 		return Entry{}, false
 	}
 	return e, true
