@@ -75,45 +75,43 @@ func encodeEntry(w *snapWriter, e *Entry) {
 }
 
 func writeSnapshot(path string, st fs.FileInfo, p *part) error {
-	details := make([][]byte, len(p.entries))
+	// Sections are built in buffers sized up front: growing one 5 MB buffer by
+	// appends cost more than encoding it.
+	dw := &snapWriter{b: make([]byte, 0, 512*len(p.entries))}
+	sizes := make([]int, len(p.entries))
 	for i := range p.entries {
-		dw := &snapWriter{}
+		before := len(dw.b)
 		encodeEntry(dw, &p.entries[i])
-		details[i] = dw.b
+		sizes[i] = len(dw.b) - before
 	}
-	sw := &snapWriter{}
+	sw := &snapWriter{b: make([]byte, 0, 320*len(p.entries))}
 	for i := range p.entries {
 		f := searchFields(&p.entries[i])
 		for _, s := range []string{f.name, f.tags, f.desc, f.author, f.labels} {
 			sw.str(s)
 		}
-		sw.uint(uint64(len(details[i])))
+		sw.uint(uint64(sizes[i]))
 	}
-	w := &snapWriter{}
-	w.uint(uint64(st.Size()))
-	w.uint(uint64(st.ModTime().UnixNano()))
-	dlen := 0
-	for _, d := range details {
-		dlen += len(d)
-	}
-	w.uint(uint64(len(p.entries)))
-	w.uint(uint64(len(sw.b)))
-	w.uint(uint64(dlen))
-	w.b = append(w.b, sw.b...)
-	for _, d := range details {
-		w.b = append(w.b, d...)
-	}
-	w.uint(uint64(len(p.removed)))
+	tw := &snapWriter{}
+	tw.uint(uint64(len(p.removed)))
 	for _, r := range p.removed {
-		w.str(r.Name)
-		w.str(r.Repo)
-		w.str(r.Reason)
-		w.str(r.Date)
+		tw.str(r.Name)
+		tw.str(r.Repo)
+		tw.str(r.Reason)
+		tw.str(r.Date)
 	}
-	w.strs(p.skipped)
-	out := append([]byte{}, snapshotMagic...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(w.b, castagnoli))
-	out = append(out, w.b...)
+	tw.strs(p.skipped)
+	hw := &snapWriter{}
+	hw.uint(uint64(st.Size()))
+	hw.uint(uint64(st.ModTime().UnixNano()))
+	hw.uint(uint64(len(p.entries)))
+	hw.uint(uint64(len(sw.b)))
+	hw.uint(uint64(len(dw.b)))
+	head := len(snapshotMagic) + 4
+	out := make([]byte, head, head+len(hw.b)+len(sw.b)+len(dw.b)+len(tw.b))
+	copy(out, snapshotMagic)
+	out = append(append(append(append(out, hw.b...), sw.b...), dw.b...), tw.b...)
+	binary.LittleEndian.PutUint32(out[len(snapshotMagic):], crc32.Checksum(out[head:], castagnoli))
 	return writeNoSync(path, out)
 }
 
