@@ -109,6 +109,7 @@ func openURL(ctx context.Context, app *App, raw string) error {
 	if l.Force {
 		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1)")
 	}
+	fmt.Fprintf(w, "  Catalog:     %s\n", catalogNote(ctx, app, l))
 	if l.Kind != "plugin" {
 		fmt.Fprintf(w, "  Link form:   legacy %s://%s/…\n", l.Scheme, l.Kind)
 	}
@@ -127,6 +128,24 @@ func openURL(ctx context.Context, app *App, raw string) error {
 	req := install.Request{URL: openURLCloneBase + l.Slug() + ".git", Force: l.Force}
 	_, err = installAndSetUp(ctx, app, req, o)
 	return err
+}
+
+// catalogNote says whether the linked repository is listed in the plugin catalog,
+// which helps the user decide (listed means metadata-reviewed, not audited).
+func catalogNote(ctx context.Context, app *App, l *urlscheme.Link) string {
+	c, err := app.loadCatalog(ctx, false)
+	if err != nil {
+		return "could not be read"
+	}
+	want := strings.ToLower(strings.TrimSuffix(l.CloneURL(), ".git"))
+	all := c.All()
+	for i := range all {
+		e := &all[i]
+		if e.Subdir == "" && strings.ToLower(strings.TrimSuffix(strings.TrimRight(e.GitURL(), "/"), ".git")) == want {
+			return fmt.Sprintf("listed as %s (%s, reviewed pin %s); this link installs the default branch instead, `hermes plugins install %s` the pin", e.Name, e.Provenance(), e.Ref[:12], e.Name)
+		}
+	}
+	return "not listed (listing is a metadata review, not an audit, either way)"
 }
 
 // registerURLHandler writes the desktop entry and makes it the default handler

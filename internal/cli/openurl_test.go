@@ -20,14 +20,27 @@ func linkRepo(t *testing.T) string {
 	return filepath.Base(root) + "/repo"
 }
 
+// offline keeps the catalog lookup open-url makes on the embedded seed.
+func offline(app *App) *App {
+	env := app.Env
+	app.Env = func(k string) string {
+		if k == "HERMES_OFFLINE" {
+			return "1"
+		}
+		return env(k)
+	}
+	return app
+}
+
 func TestOpenURLInstallsAfterYes(t *testing.T) {
 	slug := linkRepo(t)
 	app, out, hh := ttyApp(t, "y\nn\n")
+	offline(app)
 	if code := Run(context.Background(), app, []string{"open-url", "hermes://plugin/install?repo=" + slug + "&enable=1"}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	o := out.String()
-	for _, want := range []string{"Repository:  " + slug, "Browse:      https://github.com/" + slug, "Enable:      yes", "Install " + slug + "? [y/N]: ", "✓ Installed linked", "✓ Plugin linked enabled."} {
+	for _, want := range []string{"Repository:  " + slug, "Browse:      https://github.com/" + slug, "Enable:      yes", "Catalog:     not listed", "Install " + slug + "? [y/N]: ", "✓ Installed linked", "✓ Plugin linked enabled."} {
 		if !strings.Contains(o, want) {
 			t.Errorf("output lacks %q:\n%s", want, o)
 		}
@@ -40,6 +53,7 @@ func TestOpenURLInstallsAfterYes(t *testing.T) {
 func TestOpenURLDeclinedOrNoTerminal(t *testing.T) {
 	slug := linkRepo(t)
 	app, out, hh := ttyApp(t, "\n")
+	offline(app)
 	if code := Run(context.Background(), app, []string{"open-url", "hermes-dev://plugin-agent/" + strings.Replace(slug, "/", "%2F", 1) + "?force=1"}); code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -47,6 +61,7 @@ func TestOpenURLDeclinedOrNoTerminal(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 	app, out, _ = ttyApp(t, "y\n")
+	offline(app)
 	app.IO.InTTY = false
 	if code := Run(context.Background(), app, []string{"open-url", "hermes://plugin/install?repo=" + slug + "&enable=0&force=1"}); code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)

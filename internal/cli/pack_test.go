@@ -76,7 +76,8 @@ func (g *gitHTTPS) repo(t *testing.T, name string, files map[string]string) (str
 // app is a hermes invocation with HOME = the server-trusting home and its own
 // HERMES_HOME; tty says whether it has a terminal answering input.
 func (g *gitHTTPS) app(hermesHome, input string, tty bool) (*App, *bytes.Buffer) {
-	env := map[string]string{"HOME": g.home, "HERMES_HOME": hermesHome, "PATH": os.Getenv("PATH")}
+	// HERMES_OFFLINE: catalog lookups for bare names use the embedded seed, never the network.
+	env := map[string]string{"HOME": g.home, "HERMES_HOME": hermesHome, "PATH": os.Getenv("PATH"), "HERMES_OFFLINE": "1"}
 	var out bytes.Buffer
 	return &App{
 		IO:  &IO{In: strings.NewReader(input), Out: &out, Err: &out, InTTY: tty, OutTTY: tty},
