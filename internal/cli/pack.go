@@ -281,7 +281,12 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 		}
 		res, err := installAndSetUp(ctx, app, req, installOptions{enable: true})
 		if err != nil {
-			fmt.Fprintf(w, "✗ %s: %s\n", e.Label(), errorText(err))
+			if res != nil {
+				// Installed, but a later step (enable, consent) failed: it counts as failed.
+				fmt.Fprintf(w, "✗ %s: installed as %s, but setting it up failed: %s\n", e.Label(), res.Name, errorText(err))
+			} else {
+				fmt.Fprintf(w, "✗ %s: %s\n", e.Label(), errorText(err))
+			}
 			failed++
 			continue
 		}
