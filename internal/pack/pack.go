@@ -8,11 +8,11 @@ package pack
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Error is a pack problem meant for the user as is (it names the pack or entry).
@@ -126,7 +126,7 @@ func (p *Pack) Resolve(ctx context.Context, r Resolver) {
 }
 
 // SecretKey matches config keys shaped like secrets (upstream's _SECRET_KEY_RE).
-var SecretKey = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|api[_-]?key|private[_-]?key|credential|auth)`)
+var SecretKey = lazyre.New(`(?i)(token|secret|passw(or)?d|api[_-]?key|private[_-]?key|credential|auth)`)
 
 // reservedKeys are plugins.entries.<id> keys only the user may set: capability grants
 // and consent, and the MCP allow-list (a grant too; upstream does not list it, we do).
@@ -138,7 +138,7 @@ func Reserved(key string) bool {
 	return reservedKeys[key] || strings.HasPrefix(strings.ToLower(key), "allow_")
 }
 
-var shaRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var shaRE = lazyre.New(`^[0-9a-fA-F]{40}$`)
 
 var entryKeys = map[string]bool{"name": true, "repo": true, "source": true, "ref": true, "version": true, "subdir": true}
 

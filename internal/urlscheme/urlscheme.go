@@ -10,8 +10,9 @@ package urlscheme
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Schemes are the URL schemes handled: the release scheme and the dev-build one.
@@ -51,11 +52,11 @@ func refuse(format string, args ...any) error {
 
 var (
 	// rawChars is every byte a well-formed link may contain before decoding.
-	rawChars = regexp.MustCompile(`^[A-Za-z0-9:/?&=%._~-]+$`)
+	rawChars = lazyre.New(`^[A-Za-z0-9:/?&=%._~-]+$`)
 	// GitHub: owner is alphanumeric with single inner hyphens, at most 39; repo is
 	// alphanumerics, '.', '_', '-', at most 100.
-	ownerRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+	ownerRE = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	repoRE  = lazyre.New(`^[A-Za-z0-9._-]{1,100}$`)
 )
 
 var knownParams = map[string]bool{"repo": true, "identifier": true, "enable": true, "force": true}
