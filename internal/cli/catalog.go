@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,12 +122,7 @@ func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) 
 	defer out.Flush()
 	src := c.Source()
 	if o.json {
-		doc := searchJSON{Source: src, Sources: map[string]string{"catalog": c.CatalogSource, "index": c.IndexSource},
-			Query: term, Results: make([]any, 0, len(results)), Note: catalog.SecurityFooter}
-		for _, r := range results {
-			doc.Results = append(doc.Results, entryJSON(c, r.Entry))
-		}
-		return writeJSON(out, doc)
+		return writeSearchJSON(out, c, term, results)
 	}
 	if len(results) == 0 {
 		if o.capability != "" {
@@ -160,12 +157,40 @@ func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) 
 	return nil
 }
 
-type searchJSON struct {
-	Source  string            `json:"source"`
-	Sources map[string]string `json:"sources"`
-	Query   string            `json:"query"`
-	Results []any             `json:"results"`
-	Note    string            `json:"note"`
+// writeSearchJSON writes upstream's {"source","query","results","note"} (plus
+// "sources"), indented like writeJSON, one result at a time through reused buffers:
+// a thousand hits would otherwise build the whole document in fresh memory three
+// times over (value, encoding, indentation), which costs more than the search.
+func writeSearchJSON(w io.Writer, c *catalog.Catalog, term string, results []catalog.Result) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	str := func(v string) string {
+		buf.Reset()
+		_ = enc.Encode(v)
+		return strings.TrimRight(buf.String(), "\n")
+	}
+	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"sources\": {\n    \"catalog\": %s,\n    \"index\": %s\n  },\n  \"query\": %s,\n  \"results\": [",
+		str(c.Source()), str(c.CatalogSource), str(c.IndexSource), str(term))
+	enc.SetIndent("    ", "  ")
+	for i, r := range results {
+		buf.Reset()
+		if err := enc.Encode(entryJSON(c, r.Entry)); err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if i == 0 {
+			sep = "\n    "
+		}
+		io.WriteString(w, sep)
+		w.Write(bytes.TrimRight(buf.Bytes(), "\n"))
+	}
+	if len(results) > 0 {
+		io.WriteString(w, "\n  ")
+	}
+	enc.SetIndent("", "")
+	_, err := fmt.Fprintf(w, "],\n  \"note\": %s\n}\n", str(catalog.SecurityFooter))
+	return err
 }
 
 // indexEntryJSON is upstream's community-index entry.to_dict(), plus where it is listed.
