@@ -221,7 +221,12 @@ func readCache(path string, st fs.FileInfo, parse func([]byte) (part, error)) (*
 	if err != nil {
 		return nil, err
 	}
-	_ = writeSnapshot(snap, st, &p) // a cache, best effort
+	// Best effort: without a snapshot the parsed entries serve this command.
+	if writeSnapshot(snap, st, &p) == nil {
+		if lp, ok := readSnapshot(snap, st); ok {
+			return lp, nil
+		}
+	}
 	return &p, nil
 }
 

@@ -85,20 +85,24 @@ func ParseIndex(data []byte) ([]Entry, []string, error) {
 			return nil, nil, syntaxErr(err)
 		}
 	} else {
+		// One pass straight into the rows (a RawMessage of the list, then the list,
+		// would copy 5 MB twice).
 		var doc struct {
-			Plugins json.RawMessage `json:"plugins"`
+			Plugins *[]json.RawMessage `json:"plugins"`
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field == "plugins" {
+				return nil, nil, errors.New(`not a plugin index: "plugins" is not a list`)
+			}
 			return nil, nil, syntaxErr(err)
 		}
-		if len(doc.Plugins) == 0 || string(doc.Plugins) == "null" {
+		if doc.Plugins == nil {
 			return nil, nil, errors.New(`not a plugin index: no "plugins" list`)
 		}
-		if err := json.Unmarshal(doc.Plugins, &rows); err != nil {
-			return nil, nil, errors.New(`not a plugin index: "plugins" is not a list`)
-		}
+		rows = *doc.Plugins
 	}
-	var out []Entry
+	out := make([]Entry, 0, len(rows))
 	var warns []string
 	for i, raw := range rows {
 		e, err := indexRow(raw)

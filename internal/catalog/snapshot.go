@@ -85,11 +85,30 @@ func writeSnapshot(path string, st fs.FileInfo, p *part) error {
 		sizes[i] = len(dw.b) - before
 	}
 	sw := &snapWriter{b: make([]byte, 0, 320*len(p.entries))}
-	for i := range p.entries {
-		f := searchFields(&p.entries[i])
-		for _, s := range []string{f.name, f.tags, f.desc, f.author, f.labels} {
-			sw.str(s)
+	var scratch []byte
+	lowerList := func(l []string) {
+		scratch = scratch[:0]
+		for i, s := range l {
+			if i > 0 {
+				scratch = append(scratch, sep...)
+			}
+			scratch = appendLower(scratch, s)
 		}
+		sw.uint(uint64(len(scratch)))
+		sw.b = append(sw.b, scratch...)
+	}
+	for i := range p.entries {
+		e := &p.entries[i]
+		// The same fields as searchFields, lowered through one scratch buffer.
+		tags := e.Tags
+		if e.Origin == OriginCatalog {
+			tags = append(append(append([]string{}, e.Tags...), e.Tools...), e.Category)
+		}
+		lowerList([]string{e.Name})
+		lowerList(tags)
+		lowerList([]string{e.Description})
+		lowerList([]string{e.Author})
+		lowerList(e.Capabilities())
 		sw.uint(uint64(sizes[i]))
 	}
 	tw := &snapWriter{}
