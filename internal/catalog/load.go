@@ -131,15 +131,26 @@ func (l *Loader) Load(ctx context.Context) *Catalog {
 		timeout: or(l.IndexTimeout, IndexTimeout), max: or(l.IndexMaxBytes, IndexMaxBytes), parse: parseIndexPart,
 	}
 	seedEntries, seedRemoved := Seed()
-	cat, catSrc := l.loadPart(ctx, catSpec, c)
+	// The two sources load side by side: a dead network costs one timeout, not two.
+	var catRes partResult
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.loadPart(ctx, catSpec, &catRes)
+	}()
+	var idxRes partResult
+	l.loadPart(ctx, idxSpec, &idxRes)
+	<-done
+	cat, idx := catRes.part, idxRes.part
 	if cat == nil {
 		cat = &part{entries: seedEntries}
 	}
-	idx, idxSrc := l.loadPart(ctx, idxSpec, c)
 	if idx == nil {
 		idx = &part{}
 	}
-	c.CatalogSource, c.IndexSource = catSrc, idxSrc
+	c.CatalogSource, c.IndexSource = catRes.source, idxRes.source
+	c.Warnings = append(catRes.warnings, idxRes.warnings...)
+	c.Fetched = catRes.fetched || idxRes.fetched
 	c.entries = append(append(c.entries, cat.entries...), idx.entries...)
 	for _, p := range []*part{cat, idx} {
 		if p.lazy != nil {
@@ -155,8 +166,32 @@ func (l *Loader) Load(ctx context.Context) *Catalog {
 	return c
 }
 
-// loadPart walks the chain for one source; nil means "use the seed".
-func (l *Loader) loadPart(ctx context.Context, s sourceSpec, c *Catalog) (*part, string) {
+// RetryAfterFailure is how long a failed fetch is not retried (unless --refresh):
+// with the network down, every search would otherwise wait for the timeout.
+const RetryAfterFailure = 10 * time.Minute
+
+// failedSuffix names the marker file holding the URL whose fetch failed last; its
+// mtime says when.
+const failedSuffix = ".failed"
+
+// partResult is what loading one source produced; part nil means "use the seed".
+type partResult struct {
+	part     *part
+	source   string
+	warnings []string
+	fetched  bool
+}
+
+func (r *partResult) warn(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// loadPart walks the chain for one source.
+func (l *Loader) loadPart(ctx context.Context, s sourceSpec, res *partResult) {
+	res.part, res.source = l.walk(ctx, s, res)
+}
+
+func (l *Loader) walk(ctx context.Context, s sourceSpec, c *partResult) (*part, string) {
 	cachePath := ""
 	if l.CacheDir != "" {
 		cachePath = filepath.Join(l.CacheDir, s.file)
@@ -172,7 +207,7 @@ func (l *Loader) loadPart(ctx context.Context, s sourceSpec, c *Catalog) (*part,
 		case err == nil:
 			p, perr := readCache(cachePath, st, s.parse)
 			if perr != nil {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("cached %s %s is unreadable (%v); it will be replaced", s.what, cachePath, perr))
+				c.warn("cached %s %s is unreadable (%v); it will be replaced", s.what, cachePath, perr)
 				break
 			}
 			if !l.Refresh && now().Sub(st.ModTime()) < s.ttl {
@@ -180,7 +215,20 @@ func (l *Loader) loadPart(ctx context.Context, s sourceSpec, c *Catalog) (*part,
 			}
 			stale = p
 		case !errors.Is(err, fs.ErrNotExist):
-			c.Warnings = append(c.Warnings, fmt.Sprintf("cannot read the cached %s: %v", s.what, err))
+			c.warn("cannot read the cached %s: %v", s.what, err)
+		}
+	}
+	marker := ""
+	if cachePath != "" {
+		marker = cachePath + failedSuffix
+	}
+	if !l.Offline && !l.Refresh && marker != "" {
+		// The same URL failed a moment ago: do not wait for the network again (the
+		// warning said so then). Another URL is tried at once.
+		if st, err := os.Stat(marker); err == nil && now().Sub(st.ModTime()) < RetryAfterFailure && now().Sub(st.ModTime()) >= 0 {
+			if b, err := os.ReadFile(marker); err == nil && string(b) == s.url {
+				goto fallback
+			}
 		}
 	}
 	if !l.Offline {
@@ -190,15 +238,22 @@ func (l *Loader) loadPart(ctx context.Context, s sourceSpec, c *Catalog) (*part,
 			if p, err = s.parse(body); err == nil {
 				if cachePath != "" {
 					if werr := writeCache(cachePath, body); werr != nil {
-						c.Warnings = append(c.Warnings, fmt.Sprintf("cannot cache the %s: %v", s.what, werr))
+						c.warn("cannot cache the %s: %v", s.what, werr)
 					}
+					_ = os.Remove(marker)
 				}
-				c.Fetched = true
+				c.fetched = true
 				return &p, SourceRemote
 			}
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("could not fetch the %s from %s: %v", s.what, redactURL(s.url), err))
+		c.warn("could not fetch the %s from %s: %v (not retried for %s; --refresh retries now)", s.what, redactURL(s.url), err, RetryAfterFailure)
+		if marker != "" && os.MkdirAll(l.CacheDir, 0o700) == nil {
+			_ = os.WriteFile(marker, []byte(s.url), 0o600)
+			t := now()
+			_ = os.Chtimes(marker, t, t)
+		}
 	}
+fallback:
 	if stale != nil {
 		return stale, SourceCache
 	}

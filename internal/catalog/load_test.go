@@ -292,3 +292,31 @@ func TestSnapshotTruncatedWhileMapped(t *testing.T) {
 		t.Fatalf("warnings %q", c.Warnings)
 	}
 }
+
+// A failed fetch is not retried for a while (every search would wait for the
+// timeout), unless the URL changed or --refresh asks.
+func TestFailedFetchBackoff(t *testing.T) {
+	ctx := context.Background()
+	srv, hits := server(t, "500", "")
+	dir := t.TempDir()
+	l := loader(t, dir, srv.URL+"/index.json", srv.URL+"/catalog.json")
+	if c := l.Load(ctx); len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], "not retried for 10m0s") || hits.Load() != 2 {
+		t.Fatalf("first: %q hits %d", c.Warnings, hits.Load())
+	}
+	if c := l.Load(ctx); len(c.Warnings) != 0 || c.Source() != SourceSeed || hits.Load() != 2 {
+		t.Fatalf("second: %q hits %d", c.Warnings, hits.Load())
+	}
+	l.IndexURL = srv.URL + "/other.json"
+	if l.Load(ctx); hits.Load() != 3 {
+		t.Fatalf("a new URL is tried at once: hits %d", hits.Load())
+	}
+	l.Refresh = true
+	if l.Load(ctx); hits.Load() != 5 {
+		t.Fatalf("--refresh retries: hits %d", hits.Load())
+	}
+	l.Refresh = false
+	l.Now = func() time.Time { return time.Now().Add(11 * time.Minute) }
+	if l.Load(ctx); hits.Load() != 7 {
+		t.Fatalf("retried after the pause: hits %d", hits.Load())
+	}
+}
