@@ -13,10 +13,11 @@
 package catalog
 
 import (
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Origins of an entry: which of the two formats listed it.
@@ -337,7 +338,7 @@ func (c *Catalog) Lookup(name string) (*Entry, error) {
 }
 
 // bareNameRE is upstream's catalog name shape; IsBareName adds "no path, no scheme".
-var bareNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var bareNameRE = lazyre.New(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // IsBareName reports whether an install identifier is a catalog name rather than a
 // source: no '/', '\\', ':' or URL scheme. owner/repo and URLs never touch the catalog.

@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 var (
-	shaRE         = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
-	hexRE         = regexp.MustCompile(`^[0-9a-fA-F]{4,39}$`)
-	ghRepoRE      = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
-	catalogNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+	shaRE         = lazyre.New(`^[0-9a-fA-F]{40}$`)
+	hexRE         = lazyre.New(`^[0-9a-fA-F]{4,39}$`)
+	ghRepoRE      = lazyre.New(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	catalogNameRE = lazyre.New(`^[a-z0-9_-]{1,64}$`)
 )
 
 // ErrHTML is a document that is an HTML page (a captive portal, a login or error
@@ -175,7 +176,7 @@ func typeErr(err error) string {
 	return err.Error()
 }
 
-func checkName(name string, re *regexp.Regexp) error {
+func checkName(name string, re *lazyre.Regexp) error {
 	switch {
 	case name == "":
 		return errors.New("no name")
