@@ -16,8 +16,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-
-	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Origins of an entry: which of the two formats listed it.
@@ -337,12 +335,9 @@ func (c *Catalog) Lookup(name string) (*Entry, error) {
 	return nil, &LookupError{Name: name, Candidates: sugg}
 }
 
-// bareNameRE is upstream's catalog name shape; IsBareName adds "no path, no scheme".
-var bareNameRE = lazyre.New(`^[A-Za-z0-9_.-]{1,64}$`)
-
 // IsBareName reports whether an install identifier is a catalog name rather than a
 // source: no '/', '\\', ':' or URL scheme. owner/repo and URLs never touch the catalog.
 func IsBareName(id string) bool {
 	id = strings.TrimSpace(id)
-	return bareNameRE.MatchString(id) && !strings.HasPrefix(id, ".")
+	return allIn(id, 1, 64, isBareNameChar) && !strings.HasPrefix(id, ".")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func TestParseRealIndexes(t *testing.T) {
 				t.Fatalf("got %d entries, warnings %q; want %d and none", len(entries), warns, tc.want)
 			}
 			for _, e := range entries {
-				if e.Origin != OriginIndex || !shaRE.MatchString(e.Ref) || !ghRepoRE.MatchString(e.Repo) {
+				if e.Origin != OriginIndex || !isSHA(e.Ref) || !ghRepoRE.MatchString(e.Repo) {
 					t.Errorf("entry %+v not normalised", e)
 				}
 			}
@@ -208,6 +209,31 @@ func TestLookup(t *testing.T) {
 	for id, want := range map[string]bool{"relay": true, "a_b.c-1": true, "owner/repo": false, "https://x/y": false, "git@h:x": false, "..": false, "": false, "a\\b": false} {
 		if IsBareName(id) != want {
 			t.Errorf("IsBareName(%q) != %v", id, want)
+		}
+	}
+}
+
+// The hand-written shape checks accept exactly what upstream's patterns accept.
+func TestShapeChecksMatchUpstreamPatterns(t *testing.T) {
+	bare := regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	curated := regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+	sha := regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+	short := regexp.MustCompile(`^[0-9a-fA-F]{4,39}$`)
+	inputs := []string{"", "a", "hello-world", "Hello_World.v2", "a/b", "a b", "é", strings.Repeat("x", 64),
+		strings.Repeat("x", 65), "ABC", "abc", "0123456789abcdef0123456789abcdef01234567",
+		"0123456789ABCDEF0123456789abcdef01234567", "0123456789abcdef0123456789abcdef0123456", "abc1", "abcg"}
+	for _, s := range inputs {
+		if got, want := allIn(s, 1, 64, isBareNameChar), bare.MatchString(s); got != want {
+			t.Errorf("bare name %q: %v, pattern says %v", s, got, want)
+		}
+		if got, want := allIn(s, 1, 64, isCatalogNameChar), curated.MatchString(s); got != want {
+			t.Errorf("catalog name %q: %v, pattern says %v", s, got, want)
+		}
+		if got, want := isSHA(s), sha.MatchString(s); got != want {
+			t.Errorf("sha %q: %v, pattern says %v", s, got, want)
+		}
+		if got, want := allIn(s, 4, 39, isHex), short.MatchString(s); got != want {
+			t.Errorf("short sha %q: %v, pattern says %v", s, got, want)
 		}
 	}
 }

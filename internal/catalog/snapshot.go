@@ -312,16 +312,5 @@ func readSnapshot(path string, st fs.FileInfo) (*part, bool) {
 	return p, true
 }
 
-// isSHA is shaRE without the regexp machinery.
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
+// isSHA reports a full 40-hex commit id.
+func isSHA(s string) bool { return allIn(s, 40, 40, isHex) }

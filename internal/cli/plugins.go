@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -129,11 +130,23 @@ func pluginsList(app *App, o listOptions) error {
 }
 
 func truncate(s string, n int) string {
-	r := []rune(strings.TrimSpace(strings.ReplaceAll(s, "\n", " ")))
-	if len(r) > n {
-		return string(r[:n-3]) + "..."
+	// The usual cell (one short line) is returned as it is, without a copy: a
+	// search can print a thousand rows.
+	if len(s) <= n && strings.IndexByte(s, '\n') < 0 && strings.TrimSpace(s) == s {
+		return s
 	}
-	return string(r)
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " "))
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-3 {
+			return s[:i] + "..."
+		}
+		k++
+	}
+	return s
 }
 
 // ---- enable / disable -------------------------------------------------------------

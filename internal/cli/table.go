@@ -59,6 +59,9 @@ func (t *table) row(cells ...string) {
 }
 
 func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0x1b {
