@@ -120,15 +120,25 @@ func label(name string, i int) string {
 	return fmt.Sprintf("#%d", i+1)
 }
 
+// decodeRow decodes one row into v; a malformed row still yields its name (when
+// it has one) so the warning can say which entry was skipped.
+func decodeRow(raw json.RawMessage, v any) (Entry, error) {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return Entry{}, nil
+	}
+	var probe struct {
+		Name any `json:"name"`
+	}
+	_ = json.Unmarshal(raw, &probe)
+	name, _ := probe.Name.(string)
+	return Entry{Name: name}, fmt.Errorf("malformed (%v)", typeErr(err))
+}
+
 func indexRow(raw json.RawMessage) (Entry, error) {
 	var r indexEntry
-	if err := json.Unmarshal(raw, &r); err != nil {
-		var probe struct {
-			Name any `json:"name"`
-		}
-		_ = json.Unmarshal(raw, &probe)
-		name, _ := probe.Name.(string)
-		return Entry{Name: name}, fmt.Errorf("malformed (%v)", typeErr(err))
+	if bad, err := decodeRow(raw, &r); err != nil {
+		return bad, err
 	}
 	e := Entry{
 		Name: strings.TrimSpace(r.Name), Description: r.Description, Author: r.Author, Tags: r.Tags,
@@ -323,13 +333,8 @@ func ParseCatalog(data []byte) ([]Entry, []Removed, []string, error) {
 
 func catalogRow(raw json.RawMessage) (Entry, error) {
 	var r catalogEntry
-	if err := json.Unmarshal(raw, &r); err != nil {
-		var probe struct {
-			Name any `json:"name"`
-		}
-		_ = json.Unmarshal(raw, &probe)
-		name, _ := probe.Name.(string)
-		return Entry{Name: name}, fmt.Errorf("malformed (%v)", typeErr(err))
+	if bad, err := decodeRow(raw, &r); err != nil {
+		return bad, err
 	}
 	e := Entry{
 		Name: strings.TrimSpace(r.Name), Description: r.Description, Author: r.Maintainer, Tags: r.Tags,
