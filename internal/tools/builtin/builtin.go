@@ -278,6 +278,17 @@ func encode(v any) string {
 	return sb.String()
 }
 
+func encodeList[T any](sb *strings.Builder, v []T) {
+	sb.WriteByte('[')
+	for i, e := range v {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		encodeTo(sb, e)
+	}
+	sb.WriteByte(']')
+}
+
 func encodeTo(sb *strings.Builder, v any) {
 	switch v := v.(type) {
 	case obj:
@@ -303,23 +314,9 @@ func encodeTo(sb *strings.Builder, v any) {
 		}
 		encodeTo(sb, o)
 	case []obj:
-		sb.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			encodeTo(sb, e)
-		}
-		sb.WriteByte(']')
+		encodeList(sb, v)
 	case []string:
-		sb.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			encodeTo(sb, e)
-		}
-		sb.WriteByte(']')
+		encodeList(sb, v)
 	default:
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
