@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	}
 	var pre map[string]any
 	if a.has("pre_api_request") {
-		p := clone(base)
+		p := maps.Clone(base)
 		pre = p
 		p["user_message"] = userText
 		p["conversation_history"] = messagesAsMaps(s.Messages)
@@ -51,7 +52,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	}
 
 	if a.o.Middleware != nil {
-		meta := clone(base)
+		meta := maps.Clone(base)
 		if body := a.o.Middleware.Request(ctx, requestMap(req), meta); body != nil {
 			applyRequestMap(&req, body)
 		}
@@ -76,7 +77,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	var err error
 	if a.o.Middleware != nil {
 		var out any
-		out, err = a.o.Middleware.Execute(ctx, requestMap(req), clone(base), do)
+		out, err = a.o.Middleware.Execute(ctx, requestMap(req), maps.Clone(base), do)
 		if err == nil && out == nil {
 			err = fmt.Errorf("llm_execution middleware returned no response")
 		}
@@ -109,7 +110,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		return nil, err
 	}
 	if a.has("post_api_request") {
-		p := clone(base)
+		p := maps.Clone(base)
 		p["api_duration"] = ended.Sub(started).Seconds()
 		p["started_at"] = float64(started.UnixNano()) / 1e9
 		p["ended_at"] = float64(ended.UnixNano()) / 1e9
@@ -153,7 +154,7 @@ func (o *streamObserver) delta(d llm.Delta) {
 	if !o.started {
 		o.started = true
 		if o.a.has("on_stream_start") {
-			o.a.fire(o.ctx, "on_stream_start", clone(o.common))
+			o.a.fire(o.ctx, "on_stream_start", maps.Clone(o.common))
 		}
 		if o.a.has("on_stream_delta") {
 			o.queue = make(chan string, 256)
@@ -183,7 +184,7 @@ func (o *streamObserver) delta(d llm.Delta) {
 func (o *streamObserver) deliver() {
 	defer close(o.done)
 	for piece := range o.queue {
-		p := clone(o.common)
+		p := maps.Clone(o.common)
 		p["delta"] = piece
 		p["kind"] = "text"
 		o.a.fire(o.ctx, "on_stream_delta", p)
@@ -202,7 +203,7 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 		o.a.o.Output.Text("\n")
 	}
 	if o.a.has("on_stream_end") {
-		p := clone(o.common)
+		p := maps.Clone(o.common)
 		p["final_text"] = o.text.String()
 		p["finished"] = err == nil
 		p["error"] = nil
@@ -316,14 +317,6 @@ type wireResponse struct{ r *llm.Response }
 
 func (w wireResponse) MarshalJSON() ([]byte, error) { return json.Marshal(responseMap(w.r)) }
 
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+8)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func nilIfZero(n int) any {
 	if n == 0 {
 		return nil
@@ -358,9 +351,9 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 		if attempt == 0 || st == nil || !a.has("pre_api_request") {
 			return
 		}
-		p := clone(st.base)
+		p := maps.Clone(st.base)
 		if st.pre != nil {
-			p = clone(st.pre)
+			p = maps.Clone(st.pre)
 		}
 		p["retry_count"] = attempt
 		p["started_at"] = float64(a.o.Now().UnixNano()) / 1e9
@@ -377,7 +370,7 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 
 func (a *Agent) fireAPIError(st *attemptState, err error, retry, maxRetries int, retryable bool) {
 	ended := a.o.Now()
-	p := clone(st.base)
+	p := maps.Clone(st.base)
 	var apiErr *llm.APIError
 	var status any
 	reason := "unknown"

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -176,7 +177,10 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 	cfg := doc.Map()
 	modelSection := llm.ModelSection(cfg["model"])
 	if o.model != "" {
-		modelSection = cloneMap(modelSection)
+		modelSection = maps.Clone(modelSection)
+		if modelSection == nil {
+			modelSection = map[string]any{}
+		}
 		modelSection["default"] = o.model
 	}
 	dotenv, err := config.ReadDotenv(h.EnvPath())
@@ -287,14 +291,6 @@ func toolsetFilter(flag string, fromConfig any) (func(*tools.Tool) bool, error) 
 		return nil, nil
 	}
 	return func(t *tools.Tool) bool { return slices.Contains(names, t.Toolset) }, nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // chatOutput shows streamed text (interactive only) and progress lines.
