@@ -323,8 +323,11 @@ func (c *Conn) dispatch(msg *Message) error {
 			}
 			return nil
 		}
+		// Handled in order, on the reader: a plugin's log line written before its
+		// answer must be recorded before the caller sees the answer (and perhaps
+		// exits). Notification handlers only record; they never call back.
 		if c.handler != nil {
-			go func() { _, _ = c.safeHandle(c.baseCtx, msg.Method, msg.Params) }()
+			_, _ = c.safeHandle(c.baseCtx, msg.Method, msg.Params)
 		}
 		return nil
 	case msg.Method != "": // request
