@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -40,7 +38,6 @@ func silentExit(code int) error { return &exitCodeError{code: code} }
 
 // Main runs hermes with the process arguments and returns the exit code.
 func Main() int {
-	startupGC()
 	app := NewApp()
 	defer app.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -52,25 +49,6 @@ func Main() int {
 		stop()
 	}()
 	return Run(ctx, app, os.Args[1:])
-}
-
-// Start-up leaves a few MB live (package inits, above all jsonschema's compiled
-// metaschemas, then config and manifests), so with the default GOGC the heap passes
-// its first 4 MB goal and a collection runs just before a short command such as
-// `plugins list` exits: ~3 ms of a ~40 ms process here (docs/PERFORMANCE.md). For
-// the first seconds hermes collects less often, then goes back to the default;
-// a GOGC the user set is left alone.
-const (
-	startupGCPercent = 400
-	startupGCWindow  = 2 * time.Second
-)
-
-func startupGC() {
-	if os.Getenv("GOGC") != "" {
-		return
-	}
-	prev := debug.SetGCPercent(startupGCPercent)
-	time.AfterFunc(startupGCWindow, func() { debug.SetGCPercent(prev) })
 }
 
 // Run executes one hermes invocation against app (tests call it directly).
