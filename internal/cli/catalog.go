@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -477,33 +475,24 @@ func catalogInstallRequest(ctx context.Context, app *App, name string, o install
 
 // ---- provenance in plugins list -------------------------------------------------------
 
-var metadataCache sync.Map // metadata file identity → *install.Metadata (nil when unreadable)
+// provenance reads each plugins directory's install metadata at most once per
+// listing (one stat and one read, not one per plugin).
+type provenance map[string]*install.Metadata // metadata path → rows (nil: none or unreadable)
 
-// provenanceLabel is upstream's S1 source label for git installs with provenance:
+// label is upstream's S1 source label for git installs with provenance:
 // catalog:<tier>@<sha8> for catalog installs, git pinned@<sha8> for other pinned
 // installs; "" when the install metadata says neither.
-func provenanceLabel(p *plugins.Plugin) string {
+func (pv provenance) label(p *plugins.Plugin) string {
 	c := p.Candidate
 	if c.Source != "user" || c.Dir == "" {
 		return ""
 	}
 	path := filepath.Join(filepath.Dir(c.Dir), install.MetadataFile)
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
+	md, seen := pv[path]
+	if !seen {
+		md, _ = install.ReadMetadata(path)
+		pv[path] = md
 	}
-	// Read once per listing (keyed by the file's identity, so a later install in the
-	// same process is seen).
-	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
-	v, ok := metadataCache.Load(key)
-	if !ok {
-		md, err := install.ReadMetadata(path)
-		if err != nil {
-			md = nil
-		}
-		v, _ = metadataCache.LoadOrStore(key, md)
-	}
-	md, _ := v.(*install.Metadata)
 	if md == nil {
 		return ""
 	}

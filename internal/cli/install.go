@@ -548,7 +548,7 @@ func pluginsCapabilities(app *App, name string) error {
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "%s (%s)\n", p.Key, sourceLabel(p))
+		fmt.Fprintf(w, "%s (%s)\n", p.Key, sourceLabel(provenance{}, p))
 		if len(declared) == 0 {
 			fmt.Fprintln(w, "  declared: (none)")
 		}

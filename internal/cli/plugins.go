@@ -70,10 +70,10 @@ func newPluginsListCmd(app *App) *cobra.Command {
 // sourceLabel is upstream's Source column: bundled, user, git (a user plugin that is
 // a git checkout), project, entrypoint; catalog:<tier>@<sha8> or git pinned@<sha8>
 // when the install metadata records that provenance.
-func sourceLabel(p *plugins.Plugin) string {
+func sourceLabel(pv provenance, p *plugins.Plugin) string {
 	c := p.Candidate
 	src := string(c.Source)
-	if l := provenanceLabel(p); l != "" {
+	if l := pv.label(p); l != "" {
 		return l
 	}
 	if c.GitCheckout {
@@ -88,6 +88,7 @@ func pluginsList(app *App, o listOptions) error {
 		return err
 	}
 	var rows []listRow
+	pv := provenance{}
 	for _, p := range m.Plugins() {
 		if (o.userOnly || o.noBundled) && p.Candidate.Source == "bundled" {
 			continue
@@ -96,7 +97,7 @@ func pluginsList(app *App, o listOptions) error {
 			continue
 		}
 		mf := p.Candidate.Manifest
-		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(p)})
+		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p)})
 	}
 	// One write for the whole listing: a line at a time costs a system call per plugin.
 	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
@@ -352,7 +353,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	reg := p.Snapshot()
 	out := showJSON{
 		Name: mf.Name, Key: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description,
-		Source: sourceLabel(p), Kind: mf.Kind, Path: p.Candidate.Dir, Runtime: p.Runtime, Loaded: p.IsLoaded(),
+		Source: sourceLabel(provenance{}, p), Kind: mf.Kind, Path: p.Candidate.Dir, Runtime: p.Runtime, Loaded: p.IsLoaded(),
 		Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
 		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
 	}

@@ -107,10 +107,11 @@ func isSeqItem(t string) bool {
 }
 
 func (p *fastParser) parseMap(indent int, top *decoded) (map[string]any, bool) {
-	m := map[string]any{}
-	var keyLine map[string]int
+	var m map[string]any
 	if top != nil {
-		keyLine = make(map[string]int, len(p.lines))
+		m = make(map[string]any, len(p.lines)) // every line a key, at most
+	} else {
+		m = map[string]any{}
 	}
 	for p.pos < len(p.lines) {
 		ln := p.lines[p.pos]
@@ -165,15 +166,26 @@ func (p *fastParser) parseMap(indent int, top *decoded) (map[string]any, bool) {
 			} else {
 				delete(top.lit, key) // a later duplicate replaced it
 			}
-			if first, seen := keyLine[key]; seen {
-				top.dups = append(top.dups, dupKey{key: key, first: first, last: ln.num})
-			} else {
-				keyLine[key] = ln.num
+			if _, seen := m[key]; seen {
+				top.dups = append(top.dups, dupKey{key: key, first: p.firstKeyLine(key, indent), last: ln.num})
 			}
 		}
 		m[key] = v
 	}
 	return m, true
+}
+
+// firstKeyLine finds the line of key's first occurrence at indent (duplicate
+// keys are rare, so they are looked up again rather than tracked).
+func (p *fastParser) firstKeyLine(key string, indent int) int {
+	for _, ln := range p.lines {
+		if ln.indent == indent {
+			if k, _, ok := splitKey(ln.text); ok && k == key {
+				return ln.num
+			}
+		}
+	}
+	return 0
 }
 
 func (p *fastParser) parseSeq(indent int) ([]any, bool) {

@@ -35,14 +35,25 @@ func readOnce(fd int, b []byte) (int, error) {
 	}
 }
 
-// readFileLimit reads a whole file, failing when it exceeds limit bytes.
+// readFileLimit reads a whole file, failing when it exceeds limit bytes. A
+// manifest nearly always fits the first read: a regular file returns short only
+// at its end, so a read that leaves room in the buffer is the whole file, and the
+// result is copied out at its exact size.
 func readFileLimit(path string, limit int) ([]byte, error) {
 	fd, err := openRead(path)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 0, 2048)
+	var first [4096]byte
+	n, err := readOnce(fd, first[:])
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if n < len(first) {
+		return append([]byte(nil), first[:n]...), nil
+	}
+	buf := append(make([]byte, 0, 2*len(first)), first[:n]...)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
