@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrMessageTooLarge is returned when a peer sends a line longer than the cap.
@@ -483,18 +484,64 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	return nil
 }
 
-// plainJSONString returns the text of a JSON string without escapes.
+// plainJSONString decodes a JSON string result without the reflective decoder:
+// plain text, and the escapes a tool's result (itself JSON) is full of. It
+// declines (false) what it does not decode exactly as encoding/json would:
+// \u escapes, invalid UTF-8 (replaced by U+FFFD there), anything malformed.
 func plainJSONString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 {
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		i = len(body)
+	}
+	for _, c := range body[:i] {
+		if c == '"' || c < 0x20 {
 			return "", false
 		}
 	}
-	return string(body), true
+	if i == len(body) {
+		return string(body), true
+	}
+	out := make([]byte, 0, len(body))
+	out = append(out, body[:i]...)
+	for i < len(body) {
+		c := body[i]
+		if c == '"' || c < 0x20 {
+			return "", false
+		}
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		if i+1 == len(body) {
+			return "", false
+		}
+		switch e := body[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	return string(out), true
 }
 
 // CallRaw is Call returning the undecoded result.

@@ -63,3 +63,37 @@ func FuzzFastResponse(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":"a"}, {"b":1}`))
 	f.Fuzz(func(t *testing.T, line []byte) { agrees(t, line) })
 }
+
+func TestPlainJSONString(t *testing.T) {
+	for _, raw := range []string{
+		`""`, `"plain"`, `"{\"success\": true, \"greeting\": \"Hello, Ada!\"}"`,
+		`"tab\tnew\nline\r\b\f\/\\"`, `"héllo \"wörld\""`, `"\u00e9"`, `"\ud83d\ude00"`,
+		`"x\"`, `"a"b"`, `"ctl` + "\x01" + `"`, `"bad ` + "\xff" + `"`, `12`, `null`, `"`,
+	} {
+		agreesString(t, []byte(raw))
+	}
+	if _, ok := plainJSONString([]byte(`"{\"a\": \"b\"}"`)); !ok {
+		t.Error("a result with escaped quotes took the slow path")
+	}
+}
+
+// agreesString checks plainJSONString against encoding/json on valid JSON: when
+// it accepts, it must decode the same string.
+func agreesString(t *testing.T, raw []byte) {
+	t.Helper()
+	got, ok := plainJSONString(raw)
+	var want string
+	err := json.Unmarshal(raw, &want)
+	if !json.Valid(raw) {
+		return // never reaches it: responses are validated when read
+	}
+	if ok && (err != nil || got != want) {
+		t.Fatalf("plainJSONString(%q) = %q, encoding/json: %q, %v", raw, got, want, err)
+	}
+}
+
+func FuzzPlainJSONString(f *testing.F) {
+	f.Add([]byte(`"{\"success\": true}"`))
+	f.Add([]byte(`"a\u0041\\\/"`))
+	f.Fuzz(func(t *testing.T, raw []byte) { agreesString(t, raw) })
+}
