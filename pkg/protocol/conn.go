@@ -422,14 +422,24 @@ func (c *Conn) writeBytes(b []byte) error {
 
 // writeRequest frames a request by hand: params are already encoded, and going
 // through Message would make encoding/json validate and copy them a second time.
-func (c *Conn) writeRequest(id json.RawMessage, method string, params []byte) error {
+func (c *Conn) writeRequest(id int64, method string, params []byte, ap jsonAppender) error {
 	bp := framePool.Get().(*[]byte)
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
+	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":`...)
 	b = appendJSONString(b, method)
 	b = append(b, `,"params":`...)
-	b = append(b, params...)
+	if ap != nil {
+		// The hot paths' parameters are encoded straight into the frame.
+		var err error
+		if b, err = ap.appendJSON(b); err != nil {
+			*bp = b[:0]
+			framePool.Put(bp)
+			return &encodeError{method: method, err: err}
+		}
+	} else {
+		b = append(b, params...)
+	}
 	b = append(b, "}\n"...)
 	err := c.writeBytes(b)
 	if cap(b) <= 64<<10 {
@@ -438,6 +448,15 @@ func (c *Conn) writeRequest(id json.RawMessage, method string, params []byte) er
 	}
 	return err
 }
+
+// encodeError is a request whose parameters could not be encoded: nothing was sent.
+type encodeError struct {
+	method string
+	err    error
+}
+
+func (e *encodeError) Error() string { return fmt.Sprintf("encode %s params: %v", e.method, e.err) }
+func (e *encodeError) Unwrap() error { return e.err }
 
 var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
@@ -547,13 +566,11 @@ func plainJSONString(raw []byte) (string, bool) {
 // CallRaw is Call returning the undecoded result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	var p []byte
+	var ap jsonAppender
 	if rp, ok := params.(RawParams); ok {
 		p = rp
-	} else if ap, ok := params.(jsonAppender); ok {
-		var err error
-		if p, err = ap.appendJSON(make([]byte, 0, 256)); err != nil {
-			return nil, fmt.Errorf("encode %s params: %w", method, err)
-		}
+	} else if a, ok := params.(jsonAppender); ok {
+		ap = a
 	} else {
 		var err error
 		if p, err = json.Marshal(params); err != nil {
@@ -571,7 +588,6 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	id := c.nextID
 	c.pending[id] = ch
 	c.mu.Unlock()
-	idRaw := json.RawMessage(strconv.FormatInt(id, 10))
 
 	var tok chan struct{}
 	if c.dl != nil {
@@ -579,8 +595,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		c.waiters.Add(1)
 		defer c.leave()
 	}
-	if err := c.writeRequest(idRaw, method, p); err != nil {
+	if err := c.writeRequest(id, method, p, ap); err != nil {
 		c.forget(id)
+		if _, ok := err.(*encodeError); ok {
+			return nil, err
+		}
 		if errors.Is(err, ErrClosed) {
 			return nil, closedErr(c.Err())
 		}
@@ -603,6 +622,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		case <-ctx.Done():
 			c.forget(id)
 			// Best effort and in the background: the peer may have stopped reading.
+			idRaw := json.RawMessage(strconv.FormatInt(id, 10))
 			go func() { _ = c.Notify(MethodCancel, CancelParams{ID: idRaw}) }()
 			return nil, ctx.Err()
 		case <-c.done:

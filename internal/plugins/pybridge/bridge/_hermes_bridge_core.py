@@ -87,8 +87,9 @@ def _loads_line(line):
         obj, end = _scan_once(text, 0)
     except StopIteration:
         raise ValueError("not JSON") from None
-    if text[end:].strip():
-        raise ValueError("trailing data")
+    if end < len(text) and text[end] != "\n" or end < len(text) - 1:
+        if text[end:].strip():
+            raise ValueError("trailing data")
     return obj
 
 
@@ -518,12 +519,17 @@ class Bridge:
             pass
 
     def m_tool_call(self, params, rid):
-        fn = self.callable_for(params.get("handle"))
+        fn = self.handles.get(params.get("handle"))
+        if fn is None:
+            raise HostError(-32005, "unknown handle %s" % params.get("handle"))
         args = params.get("args")
         if args is None:
             args = {}
-        kwargs = _narrow(fn, params.get("kwargs") or {}, skip_first=True)
-        return self.run_maybe_async(fn(args, **kwargs), rid)
+        kw = params.get("kwargs")
+        result = fn(args, **_narrow(fn, kw, skip_first=True)) if kw else fn(args, **_no_kwargs(fn))
+        if hasattr(result, "__await__"):
+            return self.run_maybe_async(result, rid)
+        return result
 
     def m_hook_call(self, params, rid):
         fn = self.callable_for(params.get("handle"))
@@ -666,6 +672,25 @@ def _signature_of(fn):
         except TypeError:
             pass
     return result
+
+
+_NO_KWARGS = {}
+
+
+def _no_kwargs(fn):
+    """The keyword arguments of a tool handler called with an empty payload: none,
+    or None for each extra parameter it requires (cached per handler)."""
+    try:
+        cached = _NO_KWARGS.get(fn)
+    except TypeError:
+        return _narrow(fn, {}, skip_first=True)
+    if cached is None:
+        cached = _narrow(fn, {}, skip_first=True)
+        try:
+            _NO_KWARGS[fn] = cached
+        except TypeError:
+            pass
+    return cached
 
 
 def _narrow(fn, payload, skip_first, aliases=False):
