@@ -3,7 +3,7 @@
 # 1.5x BenchmarkPipeEchoPython (a bare Python line echo over the same kind of pipe).
 #
 # Runs, ROUNDS times (default 1):
-#   go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count 5 ./internal/plugins/runtime/
+#   go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -count 5 ./internal/plugins/runtime/
 # then prints benchstat's summary (installed into a temp GOBIN from the module proxy
 # when it is not on PATH; skipped if that fails) and the ratio of the medians of ns/op,
 # computed with awk over every run of every round. With ROUNDS>1 the ratio of each
@@ -47,14 +47,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
   if [[ "${INTERLEAVE:-}" == 1 ]]; then
     tbt=()
     [[ -n "${BENCHTIME:-}" ]] && tbt=(-test.benchtime "$BENCHTIME")
-    echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 ${tbt[*]})"
+    echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -test.count 1 ${tbt[*]})"
     : >"$TMP/round-$r.txt"
     for ((c = 1; c <= COUNT; c++)); do
-      (cd internal/plugins/runtime && "${pin[@]}" "$TMP/runtime.test" -test.run '^$' -test.bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -test.count 1 "${tbt[@]}") |
+      (cd internal/plugins/runtime && "${pin[@]}" "$TMP/runtime.test" -test.run '^$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -test.count 1 "${tbt[@]}") |
         tee -a "$TMP/round-$r.txt"
     done
   else
-    cmd=(go test -run '^$' -bench 'BenchmarkToolCallPython|BenchmarkPipeEchoPython' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
+    cmd=(go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
     echo "round $r/$ROUNDS: ${cmd[*]}"
     "${pin[@]}" "${cmd[@]}" | tee "$TMP/round-$r.txt"
   fi

@@ -58,6 +58,7 @@ type Conn struct {
 	br      *bufio.Reader
 	partial []byte // bytes of an unfinished line, owned by the token holder
 	dl      deadliner
+	wait    *waitReader // the pipe's reader when it can wait on the caller's thread; nil otherwise
 
 	tok         chan struct{} // capacity 1: whoever receives it may read
 	waiters     atomic.Int32  // calls waiting for a response
@@ -86,10 +87,19 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
+	var dl deadliner
+	var wait *waitReader
+	src := r
+	if f, ok := r.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
+		dl = f
+		if wait = newWaitReader(f); wait != nil {
+			src = wait
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
-		w: w, handler: h, max: max,
-		br:       bufio.NewReaderSize(r, 64<<10),
+		w: w, handler: h, max: max, dl: dl, wait: wait,
+		br:       bufio.NewReaderSize(src, 64<<10),
 		tok:      make(chan struct{}, 1),
 		pumpWake: make(chan struct{}, 1),
 		created:  time.Now(),
@@ -100,9 +110,6 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		baseStop: cancel,
 	}
 	c.tok <- struct{}{}
-	if f, ok := r.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
-		c.dl = f
-	}
 	return c
 }
 
@@ -653,6 +660,10 @@ func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
 	if ctx.Done() != nil {
 		stopKick := context.AfterFunc(ctx, c.kick)
 		defer stopKick()
+	}
+	if c.wait != nil {
+		c.wait.setEager(true)
+		defer c.wait.setEager(false)
 	}
 	for len(ch) == 0 {
 		if ctx.Err() != nil {

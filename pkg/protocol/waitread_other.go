@@ -1,0 +1,13 @@
+//go:build !linux
+
+package protocol
+
+import "os"
+
+type waitReader struct{ f *os.File }
+
+func newWaitReader(*os.File) *waitReader { return nil }
+
+func (r *waitReader) Read(p []byte) (int, error) { return r.f.Read(p) }
+
+func (r *waitReader) setEager(bool) {}
