@@ -662,8 +662,12 @@ func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
 		defer stopKick()
 	}
 	if c.wait != nil {
+		callsWaiting.Add(1)
 		c.wait.setEager(true)
-		defer c.wait.setEager(false)
+		defer func() {
+			c.wait.setEager(false)
+			callsWaiting.Add(-1)
+		}()
 	}
 	for len(ch) == 0 {
 		if ctx.Err() != nil {

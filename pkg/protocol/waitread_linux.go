@@ -44,8 +44,14 @@ func newWaitReader(f *os.File) *waitReader {
 // anyway) one caller may. A signal ends the wait early (EINTR).
 var eagerWaiters atomic.Int32
 
+// callsWaiting counts the calls, over every connection, whose caller is reading
+// for its response.
+var callsWaiting atomic.Int32
+
 func (r *waitReader) Read(p []byte) (int, error) {
-	if len(p) == 0 || !r.eager.Load() {
+	// Only the one call waiting in this process waits on its thread; several (a
+	// hook fan-out) are served best by the poller, which needs no P per wait.
+	if len(p) == 0 || !r.eager.Load() || callsWaiting.Load() > 1 {
 		return r.f.Read(p)
 	}
 	if eagerWaiters.Add(1) > int32(max(1, runtime.GOMAXPROCS(0)-1)) {

@@ -2,7 +2,12 @@
 
 package protocol
 
-import "os"
+import (
+	"os"
+	"sync/atomic"
+)
+
+var callsWaiting atomic.Int32
 
 type waitReader struct{ f *os.File }
 
