@@ -13,7 +13,18 @@ echo "== go vet"
 go vet ./...
 
 echo "== go test -race"
-go test -race -count=1 -timeout 30m ./...
+# Unanswered plugin calls in the end-to-end scripts write stall reports here
+# (hermes' goroutines, the protocol connection, the plugin's threads).
+HERMES_DEBUG_STALL="$(mktemp -d "${TMPDIR:-/tmp}/hermes-stalls.XXXXXX")"
+export HERMES_DEBUG_STALL
+if ! go test -race -count=1 -timeout 30m ./...; then
+  for f in "$HERMES_DEBUG_STALL"/*; do
+    [[ -f "$f" ]] && { echo "== stall report $f"; cat "$f"; }
+  done
+  exit 1
+fi
+rm -rf "$HERMES_DEBUG_STALL"
+unset HERMES_DEBUG_STALL
 
 echo "== fuzz targets (${fuzztime} each)"
 # Every `func FuzzX(` in a _test.go file, run on its own package.

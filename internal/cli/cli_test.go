@@ -48,7 +48,10 @@ func TestScripts(t *testing.T) {
 			} else if realHome != "" {
 				env.Setenv("PYENV_ROOT", filepath.Join(realHome, ".pyenv"))
 			}
-			for _, k := range []string{"HERMES_PYTHON", "PYENV_VERSION"} {
+			// A call that goes unanswered leaves a stall report (stderr, and the
+			// directory scripts/test.sh prints when a run fails).
+			env.Setenv("HERMES_DEBUG_STALL", "1")
+			for _, k := range []string{"HERMES_PYTHON", "PYENV_VERSION", "HERMES_DEBUG_STALL"} {
 				if v := os.Getenv(k); v != "" {
 					env.Setenv(k, v)
 				}

@@ -504,3 +504,25 @@ func TestRestartDuringCloseStopsTheOldProcess(t *testing.T) {
 	e.m.closed = false
 	e.m.mu.Unlock()
 }
+
+// With HERMES_DEBUG_STALL, a tool call that times out leaves a report: the
+// connection's state, hermes' goroutines and the Python plugin's threads, with the
+// handler that hangs among them.
+func TestStallReportOnToolTimeout(t *testing.T) {
+	t.Setenv("HERMES_DEBUG_STALL", "1")
+	e := prepareEnv(t, map[string]string{"faulty": faultyInit}, "")
+	report := &syncBuffer{}
+	e.m.stallOut = report
+	if err := e.m.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	old := e.pid(t, "faulty")
+	if out := e.run(t, "faulty_hang", nil); out.ErrorType != "timeout" {
+		t.Fatalf("outcome %+v, want a timeout error", out)
+	}
+	wantAll(t, "stall report", report.String(),
+		"hermes: stall report: tool faulty_hang of plugin faulty got no answer",
+		"connection while the call waited: read token free=", "calls waiting=1", "pending ids=[",
+		"connection after it gave up: ", "--- hermes goroutines ---", "--- plugin threads (pid ", "in hang")
+	e.waitRestart(t, "faulty", old)
+}

@@ -402,9 +402,17 @@ func (m *Manager) remoteTool(p *Plugin, rp protocol.RegisterToolParams) tools.Ha
 			cctx, cancel = context.WithTimeout(ctx, timeout)
 			defer cancel()
 		}
+		var early *stallSnapshot
+		if timeout > 0 && m.stallDebug() {
+			early = m.snapshotBefore(p, timeout)
+		}
 		raw, err := p.call(cctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handle, Args: args, Kwargs: kwargs})
+		early.stop()
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				if early != nil {
+					m.reportStall(p, "tool "+name, early)
+				}
 				m.restartAsync(p, fmt.Sprintf("tool %s did not answer within %s", name, timeout))
 				return "", &tools.ToolError{Type: "timeout", Message: fmt.Sprintf(
 					"Tool %s timed out after %s: plugin %s did not answer, so its process was stopped and is being restarted (raise plugins.tool_call_timeout if the tool needs longer)",
@@ -537,6 +545,7 @@ func (m *Manager) remoteCLI(p *Plugin, rp protocol.RegisterCLICommandParams) fun
 		}
 		// The command's output is the plugin's stdout/stderr, shown untagged.
 		proc.SetPassthrough(stdout, stderr)
+		defer m.watchSlowCall(p, "CLI command "+rp.Name, time.Minute)()
 		var res protocol.CLIRunResult
 		err := proc.Call(ctx, protocol.MethodCLIRun, protocol.CLIRunParams{
 			Name: rp.Name, Prog: "hermes " + rp.Name, Argv: argv, SetupHandle: rp.SetupHandle,

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -61,12 +62,13 @@ type Options struct {
 
 // Manager owns the plugins of one HERMES_HOME.
 type Manager struct {
-	opts   Options
-	store  config.Store
-	log    *slog.Logger
-	Tools  *tools.Registry
-	Hooks  *hooks.Dispatcher
-	Runner *tools.Pipeline
+	opts     Options
+	stallOut io.Writer // where reportStall writes; nil: stderr
+	store    config.Store
+	log      *slog.Logger
+	Tools    *tools.Registry
+	Hooks    *hooks.Dispatcher
+	Runner   *tools.Pipeline
 
 	mu        sync.Mutex
 	plugins   map[string]*Plugin

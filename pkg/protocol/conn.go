@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,13 @@ type Conn struct {
 	lastActive  atomic.Int64  // when the last call ended, in ns since created
 	created     time.Time
 
+	// For State: who is reading, and the last ids each way.
+	reader      atomic.Int32 // readerNone, readerPump, readerCaller
+	msgsRead    atomic.Int64
+	lastRespID  atomic.Int64
+	lastReqID   atomic.Int64
+	reqsWritten atomic.Int64
+
 	writeMu sync.Mutex
 
 	mu       sync.Mutex
@@ -113,6 +121,32 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 	return c
 }
 
+const (
+	readerNone int32 = iota
+	readerPump
+	readerCaller
+)
+
+// State describes the connection for a stall report: who holds the read token
+// and reads, the calls waiting, and the last ids each way. Safe to call at any time.
+func (c *Conn) State() string {
+	c.mu.Lock()
+	pending := make([]int64, 0, len(c.pending))
+	for id := range c.pending {
+		pending = append(pending, id)
+	}
+	stopped := c.stopped
+	c.mu.Unlock()
+	slices.Sort(pending)
+	reader := [...]string{"nobody", "the background pump", "a caller"}[c.reader.Load()]
+	return fmt.Sprintf("read token free=%v, reading: %s, calls waiting=%d, pump reading=%v, pump armed=%v, "+
+		"messages read=%d, last response id=%d, requests written=%d, last request id=%d, pending ids=%v, "+
+		"deadline reads=%v, stopped=%v",
+		len(c.tok) == 1, reader, c.waiters.Load(), c.pumpReading.Load(), c.pumpArmed.Load(),
+		c.msgsRead.Load(), c.lastRespID.Load(), c.reqsWritten.Load(), c.lastReqID.Load(), pending,
+		c.dl != nil, stopped)
+}
+
 // Done is closed when the connection stops.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
@@ -146,7 +180,9 @@ func (c *Conn) Run() error {
 				continue
 			}
 		}
+		c.reader.Store(readerPump)
 		msg, err := c.readMessage()
+		c.reader.Store(readerNone)
 		c.pumpReading.Store(false)
 		if isTimeout(err) {
 			c.clearDeadline()
@@ -237,6 +273,7 @@ func (c *Conn) readMessage() (*Message, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		c.msgsRead.Add(1)
 		if msg := fastResponse(line); msg != nil {
 			return msg, nil
 		}
@@ -364,6 +401,7 @@ func (c *Conn) dispatch(msg *Message) error {
 		if err != nil {
 			return fmt.Errorf("response with unknown id %s", msg.ID)
 		}
+		c.lastRespID.Store(id)
 		c.mu.Lock()
 		ch := c.pending[id]
 		delete(c.pending, id)
@@ -449,6 +487,10 @@ func (c *Conn) writeRequest(id int64, method string, params []byte, ap jsonAppen
 	}
 	b = append(b, "}\n"...)
 	err := c.writeBytes(b)
+	if err == nil {
+		c.reqsWritten.Add(1)
+		c.lastReqID.Store(id)
+	}
 	if cap(b) <= 64<<10 {
 		*bp = b
 		framePool.Put(bp)
@@ -678,7 +720,9 @@ func (c *Conn) readUntil(ctx context.Context, ch chan *Message) error {
 			return nil
 		default:
 		}
+		c.reader.Store(readerCaller)
 		msg, err := c.readMessage()
+		c.reader.Store(readerNone)
 		if isTimeout(err) {
 			c.clearDeadline()
 			continue

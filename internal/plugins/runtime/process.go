@@ -615,6 +615,21 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 
 func (p *Process) killGroup() { p.signalGroup(syscall.SIGKILL) }
 
+// ConnState describes the protocol connection, for a report on a call that went
+// unanswered (see protocol.Conn.State).
+func (p *Process) ConnState() string { return p.conn.State() }
+
+// RequestStackDump sends SIGUSR2 to the plugin process: a Python bridge started
+// with HERMES_DEBUG_STALL writes its threads' stacks to
+// $HERMES_HOME/logs/stall-<pid>.txt. Other plugins take the signal's default.
+func (p *Process) RequestStackDump() {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.reaped {
+		_ = syscall.Kill(p.proc.pid, syscall.SIGUSR2)
+	}
+}
+
 func (p *Process) signalGroup(sig syscall.Signal) {
 	// The plugin leads its own process group, so this reaches anything it spawned.
 	p.sigMu.Lock()

@@ -606,6 +606,23 @@ async def _as_coroutine(awaitable):
     return await awaitable
 
 
+def _arm_stall_dump():
+    """With HERMES_DEBUG_STALL set, SIGUSR2 writes every thread's stack to
+    $HERMES_HOME/logs/stall-<pid>.txt: hermes asks for it when a call goes unanswered."""
+    if not os.environ.get("HERMES_DEBUG_STALL"):
+        return
+    try:
+        import faulthandler
+        import signal
+
+        logs = os.path.join(os.environ.get("HERMES_HOME") or ".", "logs")
+        os.makedirs(logs, exist_ok=True)
+        out = open(os.path.join(logs, "stall-%d.txt" % os.getpid()), "w")
+        faulthandler.register(signal.SIGUSR2, file=out, all_threads=True)
+    except Exception:  # noqa: BLE001 - a debugging aid must never stop a plugin
+        pass
+
+
 def _exception_error(exc):
     data = {
         "type": type(exc).__name__,
@@ -1456,6 +1473,7 @@ def main():
     compat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hermes_compat")
     if os.path.isdir(compat):
         sys.path.append(compat)
+    _arm_stall_dump()
     rfile = os.fdopen(fd_in, "rb", buffering=1 << 16)
     wfile = os.fdopen(fd_out, "wb", buffering=0)
     bridge = Bridge(rfile, wfile)

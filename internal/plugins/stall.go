@@ -1,0 +1,110 @@
+package plugins
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"time"
+)
+
+// reportStall writes what hermes knows about a call that went unanswered to
+// stderr: the protocol connection's state, every goroutine of hermes and, for a
+// Python plugin, its threads' stacks. Only with HERMES_DEBUG_STALL set (the test
+// suites set it), to find the cause of a rare lost answer.
+func (m *Manager) reportStall(p *Plugin, what string, early *stallSnapshot) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hermes: stall report: %s of plugin %s got no answer\n", what, p.Key)
+	fmt.Fprintf(&b, "connection while the call waited: %s\n", early.text())
+	proc := p.process()
+	if proc != nil {
+		fmt.Fprintf(&b, "connection after it gave up: %s\n", proc.ConnState())
+		if p.Runtime == "python" {
+			proc.RequestStackDump()
+			time.Sleep(500 * time.Millisecond) // the bridge writes its dump on the signal
+		}
+	}
+	b.WriteString("--- hermes goroutines ---\n")
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	if proc != nil && p.Runtime == "python" {
+		dump, err := os.ReadFile(filepath.Join(m.opts.Home.LogsDir(), fmt.Sprintf("stall-%d.txt", proc.Pid())))
+		if err != nil {
+			fmt.Fprintf(&b, "--- plugin threads: %v ---\n", err)
+		} else {
+			fmt.Fprintf(&b, "--- plugin threads (pid %d) ---\n%s", proc.Pid(), dump)
+		}
+	}
+	out := m.stallOut
+	if out == nil {
+		out = os.Stderr
+	}
+	_, _ = io.WriteString(out, b.String())
+	// HERMES_DEBUG_STALL=/abs/dir also keeps the report there: a command that
+	// never ends never shows its stderr (scripts/test.sh prints the directory).
+	if dir := m.opts.Env("HERMES_DEBUG_STALL"); filepath.IsAbs(dir) {
+		name := fmt.Sprintf("stall-%d-%d.txt", os.Getpid(), time.Now().UnixNano())
+		_ = os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
+	}
+}
+
+// stallDebug reports whether HERMES_DEBUG_STALL asks for stall reports.
+func (m *Manager) stallDebug() bool {
+	v := m.opts.Env("HERMES_DEBUG_STALL")
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}
+
+// watchSlowCall reports a call without a timeout of its own (a plugin CLI
+// command) that is still waiting after after; the returned func stops the watch.
+func (m *Manager) watchSlowCall(p *Plugin, what string, after time.Duration) func() {
+	if !m.stallDebug() {
+		return func() {}
+	}
+	t := time.AfterFunc(after, func() {
+		s := &stallSnapshot{state: "(see below)"}
+		if proc := p.process(); proc != nil {
+			s.state = proc.ConnState()
+		}
+		m.reportStall(p, fmt.Sprintf("%s (still waiting after %s)", what, after), s)
+	})
+	return func() { t.Stop() }
+}
+
+// stallSnapshot records the connection's state at 90% of a call's timeout, while
+// the call still waits (when the report is written, the call has given up and
+// its bookkeeping is gone).
+type stallSnapshot struct {
+	timer *time.Timer
+	mu    sync.Mutex
+	state string
+}
+
+func (m *Manager) snapshotBefore(p *Plugin, timeout time.Duration) *stallSnapshot {
+	s := &stallSnapshot{state: "(not taken)"}
+	s.timer = time.AfterFunc(timeout*9/10, func() {
+		if proc := p.process(); proc != nil {
+			st := proc.ConnState()
+			s.mu.Lock()
+			s.state = st
+			s.mu.Unlock()
+		}
+	})
+	return s
+}
+
+func (s *stallSnapshot) stop() {
+	if s != nil {
+		s.timer.Stop()
+	}
+}
+
+func (s *stallSnapshot) text() string {
+	if s == nil {
+		return "(not taken)"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
