@@ -523,6 +523,6 @@ func TestStallReportOnToolTimeout(t *testing.T) {
 	wantAll(t, "stall report", report.String(),
 		"hermes: stall report: tool faulty_hang of plugin faulty got no answer",
 		"connection while the call waited: read token free=", "calls waiting=1", "pending ids=[",
-		"connection after it gave up: ", "--- hermes goroutines ---", "--- plugin threads (pid ", "in hang")
+		"connection now: ", "--- hermes goroutines ---", "--- plugin threads (pid ", "in hang")
 	e.waitRestart(t, "faulty", old)
 }

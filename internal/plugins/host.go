@@ -411,7 +411,7 @@ func (m *Manager) remoteTool(p *Plugin, rp protocol.RegisterToolParams) tools.Ha
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				if early != nil {
-					m.reportStall(p, "tool "+name, early)
+					m.reportStall(p, "tool "+name, early.text())
 				}
 				m.restartAsync(p, fmt.Sprintf("tool %s did not answer within %s", name, timeout))
 				return "", &tools.ToolError{Type: "timeout", Message: fmt.Sprintf(

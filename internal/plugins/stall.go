@@ -9,19 +9,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/plugins/discovery"
 )
 
 // reportStall writes what hermes knows about a call that went unanswered to
 // stderr: the protocol connection's state, every goroutine of hermes and, for a
 // Python plugin, its threads' stacks. Only with HERMES_DEBUG_STALL set (the test
 // suites set it), to find the cause of a rare lost answer.
-func (m *Manager) reportStall(p *Plugin, what string, early *stallSnapshot) {
+func (m *Manager) reportStall(p *Plugin, what, waited string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hermes: stall report: %s of plugin %s got no answer\n", what, p.Key)
-	fmt.Fprintf(&b, "connection while the call waited: %s\n", early.text())
+	fmt.Fprintf(&b, "connection while the call waited: %s\n", waited)
 	proc := p.process()
 	if proc != nil {
-		fmt.Fprintf(&b, "connection after it gave up: %s\n", proc.ConnState())
+		fmt.Fprintf(&b, "connection now: %s\n", proc.ConnState())
 		if p.Runtime == "python" {
 			proc.RequestStackDump()
 			time.Sleep(500 * time.Millisecond) // the bridge writes its dump on the signal
@@ -50,10 +52,11 @@ func (m *Manager) reportStall(p *Plugin, what string, early *stallSnapshot) {
 	}
 }
 
-// stallDebug reports whether HERMES_DEBUG_STALL asks for stall reports.
+// stallDebug reports whether HERMES_DEBUG_STALL asks for stall reports: a true
+// value, or the directory to keep them in.
 func (m *Manager) stallDebug() bool {
 	v := m.opts.Env("HERMES_DEBUG_STALL")
-	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+	return discovery.Truthy(v) || filepath.IsAbs(v)
 }
 
 // watchSlowCall reports a call without a timeout of its own (a plugin CLI
@@ -63,11 +66,7 @@ func (m *Manager) watchSlowCall(p *Plugin, what string, after time.Duration) fun
 		return func() {}
 	}
 	t := time.AfterFunc(after, func() {
-		s := &stallSnapshot{state: "(see below)"}
-		if proc := p.process(); proc != nil {
-			s.state = proc.ConnState()
-		}
-		m.reportStall(p, fmt.Sprintf("%s (still waiting after %s)", what, after), s)
+		m.reportStall(p, fmt.Sprintf("%s (still waiting after %s)", what, after), "(still waiting: see now)")
 	})
 	return func() { t.Stop() }
 }

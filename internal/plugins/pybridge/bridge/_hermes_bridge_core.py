@@ -609,8 +609,9 @@ async def _as_coroutine(awaitable):
 def _arm_stall_dump():
     """With HERMES_DEBUG_STALL set, SIGUSR2 writes every thread's stack to
     $HERMES_HOME/logs/stall-<pid>.txt: hermes asks for it when a call goes unanswered."""
-    if not os.environ.get("HERMES_DEBUG_STALL"):
-        return
+    value = os.environ.get("HERMES_DEBUG_STALL", "")
+    if value.strip().lower() not in ("1", "true", "yes", "on") and not os.path.isabs(value):
+        return  # the same rule as hermes' (a true value, or a report directory)
     try:
         import faulthandler
         import signal
