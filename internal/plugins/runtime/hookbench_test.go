@@ -27,13 +27,14 @@ func BenchmarkHookCallPython(b *testing.B) {
 				"def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda tool_name, args, **kw: None)\n"), 0o644)
 			p, rec := startRegistered(b, dir, "p")
 			var handle, hook string
-			for _, h := range rec.hooks {
+			_, regHooks := rec.registered()
+			for _, h := range regHooks {
 				if h.Hook == "pre_tool_call" {
 					handle, hook = h.Handle, h.Hook
 				}
 			}
 			if handle == "" {
-				b.Skipf("no pre_tool_call hook in %v", rec.hooks)
+				b.Skipf("no pre_tool_call hook in %v", regHooks)
 			}
 			payload := map[string]any{"tool_name": "t", "args": map[string]any{"x": 1}, "task_id": "", "session_id": "",
 				"tool_call_id": "c", "turn_id": "", "api_request_id": "", "middleware_trace": []any{}, "telemetry_schema_version": "hermes.observer.v1"}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -37,6 +38,15 @@ func (r *recorder) handle(ctx context.Context, method string, params json.RawMes
 		return nil, nil
 	}
 	return nil, protocol.Errorf(protocol.CodeMethodNotFound, "no %s", method)
+}
+
+// registered returns what the plugin registered. The handler ran before the
+// register call returned, but that order passes through the plugin process,
+// which the race detector cannot see: read under the lock.
+func (r *recorder) registered() ([]protocol.RegisterToolParams, []protocol.RegisterHookParams) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.tools), slices.Clone(r.hooks)
 }
 
 func (r *recorder) sink(id, stream, line string) {
@@ -78,11 +88,12 @@ func TestPythonHelloWorld(t *testing.T) {
 	rec := &recorder{}
 	p := startHello(t, rec)
 	ctx := context.Background()
-	if len(rec.tools) != 1 || rec.tools[0].Name != "hello_world" || len(rec.hooks) != 1 {
-		t.Fatalf("registrations: %+v %+v", rec.tools, rec.hooks)
+	regTools, regHooks := rec.registered()
+	if len(regTools) != 1 || regTools[0].Name != "hello_world" || len(regHooks) != 1 {
+		t.Fatalf("registrations: %+v %+v", regTools, regHooks)
 	}
 	var out string
-	err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: rec.tools[0].Handle, Args: map[string]any{"name": "Ada"}, Kwargs: map[string]any{"task_id": "t1"}}, &out)
+	err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: regTools[0].Handle, Args: map[string]any{"name": "Ada"}, Kwargs: map[string]any{"task_id": "t1"}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +101,7 @@ func TestPythonHelloWorld(t *testing.T) {
 		t.Fatalf("got %q", out)
 	}
 	var hookRes any
-	err = p.Call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: rec.hooks[0].Handle, Hook: "post_tool_call",
+	err = p.Call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: regHooks[0].Handle, Hook: "post_tool_call",
 		Kwargs: map[string]any{"tool_name": "hello_world", "args": map[string]any{"name": "Ada"}, "result": out, "task_id": "x"}}, &hookRes)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +149,8 @@ func BenchmarkToolCallPython(b *testing.B) {
 	ctx := context.Background()
 	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
 	p, rec := startRegistered(b, dir, "hello-world")
-	params := protocol.ToolCallParams{Handle: rec.tools[0].Handle, Args: map[string]any{"name": "Ada"}}
+	regTools, _ := rec.registered()
+	params := protocol.ToolCallParams{Handle: regTools[0].Handle, Args: map[string]any{"name": "Ada"}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out string
