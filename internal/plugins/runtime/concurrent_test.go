@@ -53,7 +53,8 @@ func startConcurrent(t *testing.T) (*Process, map[string]string) {
 		t.Fatal(err)
 	}
 	handles := map[string]string{}
-	for _, tl := range h.tools {
+	tools, _ := h.registered()
+	for _, tl := range tools {
 		handles[tl.Name] = tl.Handle
 	}
 	return p, handles
