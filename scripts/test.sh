@@ -17,10 +17,14 @@ echo "== go test -race"
 # (hermes' goroutines, the protocol connection, the plugin's threads).
 HERMES_DEBUG_STALL="$(mktemp -d "${TMPDIR:-/tmp}/hermes-stalls.XXXXXX")"
 export HERMES_DEBUG_STALL
-if ! go test -race -count=1 -timeout 30m ./...; then
-  for f in "$HERMES_DEBUG_STALL"/*; do
+testlog="$HERMES_DEBUG_STALL/go-test.log"
+if ! go test -race -count=1 -timeout 30m ./... 2>&1 | tee "$testlog"; then
+  for f in "$HERMES_DEBUG_STALL"/stall-*; do
     [[ -f "$f" ]] && { echo "== stall report $f"; cat "$f"; }
   done
+  # Repeat what failed last, so the end of the log names it.
+  echo "== failed"
+  grep -E '^(--- FAIL|FAIL|panic:|WARNING: DATA RACE)' "$testlog" || true
   exit 1
 fi
 rm -rf "$HERMES_DEBUG_STALL"
