@@ -350,6 +350,7 @@ func TestHungToolCallIsKilledAndRestarted(t *testing.T) {
 // ---- 3. a hook callback hangs ---------------------------------------------------
 
 func TestHungHookCallback(t *testing.T) {
+	t.Setenv("HERMES_DEBUG_STALL", "") // meant timeouts: no stall reports
 	t.Run("post_tool_call fails open", func(t *testing.T) {
 		e := newTestEnv(t, map[string]string{"healthy": healthyInit, "hooky:post_tool_call": hookyInit}, "")
 		old := e.pid(t, "hooky")
@@ -528,4 +529,24 @@ func TestStallReportOnToolTimeout(t *testing.T) {
 		"connection while the call waited: read token free=", "calls waiting=1", "pending ids=[",
 		"connection now: ", "--- hermes goroutines ---", "--- plugin threads (pid ", "in hang")
 	e.waitRestart(t, "faulty", old)
+}
+
+// A hook callback that outlives hook_callback_timeout leaves a stall report too.
+func TestStallReportOnHookTimeout(t *testing.T) {
+	t.Setenv("HERMES_DEBUG_STALL", "1")
+	e := prepareEnv(t, map[string]string{"healthy": healthyInit, "hooky:post_tool_call": hookyInit}, "")
+	report := &syncBuffer{}
+	e.m.stallOut = report
+	if err := e.m.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	old := e.pid(t, "hooky")
+	if out := e.run(t, "greet", map[string]any{"name": "Ada"}); out.Status != "ok" {
+		t.Fatalf("outcome %+v", out)
+	}
+	wantAll(t, "stall report", report.String(),
+		"hermes: stall report: post_tool_call hook of plugin hooky got no answer",
+		"connection while the call waited: read token free=", "pending ids=[",
+		"--- hermes goroutines ---", "--- plugin threads (pid ", "in stuck")
+	e.waitRestart(t, "hooky", old)
 }

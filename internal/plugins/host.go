@@ -485,36 +485,41 @@ func (m *Manager) remoteCheck(p *Plugin, handle string) func(context.Context) bo
 
 func (m *Manager) remoteHook(p *Plugin, hook, handle string) func(context.Context, map[string]any) (any, error) {
 	return func(ctx context.Context, payload map[string]any) (any, error) {
-		return m.hookResult(p, hook)(p.call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: handle, Hook: hook, Kwargs: payload}))
+		early := m.snapshotBeforeDeadline(ctx, p)
+		raw, err := p.call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: handle, Hook: hook, Kwargs: payload})
+		return m.hookResult(p, hook, early, raw, err)
 	}
 }
 
 // remoteHookEncoded forwards a payload the dispatcher encoded once for every plugin.
 func (m *Manager) remoteHookEncoded(p *Plugin, hook, handle string) func(context.Context, []byte) (any, error) {
-	done := m.hookResult(p, hook)
 	return func(ctx context.Context, payload []byte) (any, error) {
-		return done(p.call(ctx, protocol.MethodHookCall, protocol.EncodeHookCall(handle, hook, payload)))
+		early := m.snapshotBeforeDeadline(ctx, p)
+		raw, err := p.call(ctx, protocol.MethodHookCall, protocol.EncodeHookCall(handle, hook, payload))
+		return m.hookResult(p, hook, early, raw, err)
 	}
 }
 
 // hookResult decodes a hook call's answer; a timed-out callback's plugin is restarted.
-func (m *Manager) hookResult(p *Plugin, hook string) func(json.RawMessage, error) (any, error) {
-	return func(raw json.RawMessage, err error) (any, error) {
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				// The callback is still running in the plugin; stop it for real.
-				m.restartAsync(p, fmt.Sprintf("%s hook timed out", hook))
+func (m *Manager) hookResult(p *Plugin, hook string, early *stallSnapshot, raw json.RawMessage, err error) (any, error) {
+	early.stop()
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			if early != nil {
+				m.reportStall(p, hook+" hook", early.text())
 			}
-			return nil, asPluginError(err)
+			// The callback is still running in the plugin; stop it for real.
+			m.restartAsync(p, fmt.Sprintf("%s hook timed out", hook))
 		}
-		var v any
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, err
-			}
-		}
-		return v, nil
+		return nil, asPluginError(err)
 	}
+	var v any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 func (m *Manager) remoteCommand(p *Plugin, handle string) func(context.Context, string) (string, bool, error) {

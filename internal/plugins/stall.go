@@ -1,11 +1,12 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -30,7 +31,7 @@ func (m *Manager) reportStall(p *Plugin, what, waited string) {
 		}
 	}
 	b.WriteString("--- hermes goroutines ---\n")
-	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	b.Write(allStacks())
 	if proc != nil && p.Runtime == "python" {
 		dump, err := os.ReadFile(filepath.Join(m.opts.Home.LogsDir(), fmt.Sprintf("stall-%d.txt", proc.Pid())))
 		if err != nil {
@@ -93,6 +94,20 @@ func (m *Manager) snapshotBefore(p *Plugin, timeout time.Duration) *stallSnapsho
 	return s
 }
 
+// snapshotBeforeDeadline is snapshotBefore for a call bounded by ctx's deadline
+// (a hook callback's timeout is set by the dispatcher); nil without stall
+// reports or a deadline.
+func (m *Manager) snapshotBeforeDeadline(ctx context.Context, p *Plugin) *stallSnapshot {
+	if !m.stallDebug() {
+		return nil
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	return m.snapshotBefore(p, time.Until(deadline))
+}
+
 func (s *stallSnapshot) stop() {
 	if s != nil {
 		s.timer.Stop()
@@ -106,4 +121,18 @@ func (s *stallSnapshot) text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state
+}
+
+// allStacks is every goroutine's stack, as a panic prints them. runtime.Stack
+// rather than runtime/pprof: linking pprof turns the runtime's heap profiling on,
+// and its sampling costs every short hermes command page faults.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }

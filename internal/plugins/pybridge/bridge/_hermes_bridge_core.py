@@ -616,7 +616,13 @@ def _arm_stall_dump():
         import faulthandler
         import signal
 
-        logs = os.path.join(os.environ.get("HERMES_HOME") or ".", "logs")
+        home = os.environ.get("HERMES_HOME")
+        if home:
+            logs = os.path.join(home, "logs")
+        elif os.path.isabs(value):
+            logs = value  # no home (a bare test host): the report directory itself
+        else:
+            return  # never into the working directory
         os.makedirs(logs, exist_ok=True)
         out = open(os.path.join(logs, "stall-%d.txt" % os.getpid()), "w")
         faulthandler.register(signal.SIGUSR2, file=out, all_threads=True)
