@@ -53,6 +53,10 @@ type App struct {
 	// approver is the interactive approval prompt of the last Manager (nil when no
 	// human can answer); chat may point its Prompter at its own line reader.
 	approver *approval.Approver
+	// armInterrupts makes SIGINT/SIGTERM cancel the command's context (nil in
+	// tests that call Run directly); Run arms it for every command not marked
+	// instant.
+	armInterrupts func()
 }
 
 // NewApp builds the production App from the process environment.

@@ -22,9 +22,10 @@ func newConfigCmd(app *App) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	get := &cobra.Command{
-		Use:   "get KEY",
-		Short: "Print the value at a dotted KEY (e.g. plugins.enabled)",
-		Args:  cobra.ExactArgs(1),
+		Use:         "get KEY",
+		Short:       "Print the value at a dotted KEY (e.g. plugins.enabled)",
+		Args:        cobra.ExactArgs(1),
+		Annotations: instant(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h, err := app.Home()
 			if err != nil {
@@ -65,9 +66,10 @@ func newConfigCmd(app *App) *cobra.Command {
 		},
 	}
 	path := &cobra.Command{
-		Use:   "path",
-		Short: "Print the path of config.yaml",
-		Args:  cobra.NoArgs,
+		Use:         "path",
+		Short:       "Print the path of config.yaml",
+		Args:        cobra.NoArgs,
+		Annotations: instant(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h, err := app.Home()
 			if err != nil {

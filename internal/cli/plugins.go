@@ -52,11 +52,12 @@ type listRow struct {
 func newPluginsListCmd(app *App) *cobra.Command {
 	var o listOptions
 	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List installed and bundled plugins with their state (starts no plugin)",
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, args []string) error { return pluginsList(app, o) },
+		Use:         "list",
+		Aliases:     []string{"ls"},
+		Short:       "List installed and bundled plugins with their state (starts no plugin)",
+		Args:        cobra.NoArgs,
+		Annotations: instant(),
+		RunE:        func(cmd *cobra.Command, args []string) error { return pluginsList(app, o) },
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.enabledOnly, "enabled", false, "only plugins that are enabled")
