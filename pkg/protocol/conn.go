@@ -189,10 +189,13 @@ func (c *Conn) Run() error {
 			c.tok <- struct{}{}
 			continue
 		}
-		c.tok <- struct{}{}
+		// Dispatch before letting go of the token, as a reading caller does: a
+		// caller that takes the token must find an answer already read in its
+		// channel, or it would wait on the pipe for an answer that is not coming.
 		if err == nil {
 			err = c.dispatch(msg)
 		}
+		c.tok <- struct{}{}
 		if err != nil {
 			c.stop(err)
 			return c.Err()
