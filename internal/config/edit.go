@@ -150,6 +150,9 @@ func (d *Doc) Set(path string, value any) error {
 // SetPath is Set with the path already split into keys (a key may then contain dots or
 // slashes, as plugin ids do).
 func (d *Doc) SetPath(segs []string, value any) error {
+	if err := d.ensureParsed(); err != nil {
+		return err
+	}
 	if err := checkSegs(segs); err != nil {
 		return err
 	}
@@ -378,6 +381,9 @@ func (d *Doc) Delete(path string) (bool, error) {
 
 // DeletePath is Delete with the path already split into keys.
 func (d *Doc) DeletePath(segs []string) (bool, error) {
+	if err := d.ensureParsed(); err != nil {
+		return false, err
+	}
 	if err := checkSegs(segs); err != nil {
 		return false, err
 	}
@@ -498,6 +504,9 @@ func (d *Doc) ListAppend(path string, item string) (bool, error) {
 
 // ListAppendPath is ListAppend with the path already split into keys.
 func (d *Doc) ListAppendPath(segs []string, item string) (bool, error) {
+	if err := d.ensureParsed(); err != nil {
+		return false, err
+	}
 	if err := checkSegs(segs); err != nil {
 		return false, err
 	}
@@ -559,6 +568,9 @@ func (d *Doc) ListRemove(path string, item string) (bool, error) {
 
 // ListRemovePath is ListRemove with the path already split into keys.
 func (d *Doc) ListRemovePath(segs []string, item string) (bool, error) {
+	if err := d.ensureParsed(); err != nil {
+		return false, err
+	}
 	if err := checkSegs(segs); err != nil {
 		return false, err
 	}

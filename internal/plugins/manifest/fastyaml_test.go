@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/hermes-go/hermes/internal/yamlfast"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -160,22 +161,22 @@ var fastCorpus = []string{
 
 func sameDecoded(t *testing.T, src string) {
 	t.Helper()
-	fast, ok := fastDecode(src)
+	fast, ok := yamlfast.Decode(src)
 	if !ok {
 		return
 	}
 	slow, err := slowDecode([]byte(src), "plugin.yaml")
 	if err != nil {
-		t.Fatalf("fast decoder accepted what the general decoder rejects\ninput: %q\nfast: %#v\nslow error: %v", src, fast.doc, err)
+		t.Fatalf("fast decoder accepted what the general decoder rejects\ninput: %q\nfast: %#v\nslow error: %v", src, fast.Doc, err)
 	}
-	if !reflect.DeepEqual(fast.doc, slow.doc) {
-		t.Fatalf("decoders disagree\ninput: %q\nfast: %#v\nslow: %#v", src, fast.doc, slow.doc)
+	if !reflect.DeepEqual(fast.Doc, slow.Doc) {
+		t.Fatalf("decoders disagree\ninput: %q\nfast: %#v\nslow: %#v", src, fast.Doc, slow.Doc)
 	}
-	if !sameLit(fast.lit, slow.lit) {
-		t.Fatalf("literal texts disagree\ninput: %q\nfast: %#v\nslow: %#v", src, fast.lit, slow.lit)
+	if !sameLit(fast.Lit, slow.Lit) {
+		t.Fatalf("literal texts disagree\ninput: %q\nfast: %#v\nslow: %#v", src, fast.Lit, slow.Lit)
 	}
-	if fmt.Sprint(fast.dups) != fmt.Sprint(slow.dups) {
-		t.Fatalf("duplicate keys disagree\ninput: %q\nfast: %v\nslow: %v", src, fast.dups, slow.dups)
+	if fmt.Sprint(fast.Dups) != fmt.Sprint(slow.Dups) {
+		t.Fatalf("duplicate keys disagree\ninput: %q\nfast: %v\nslow: %v", src, fast.Dups, slow.Dups)
 	}
 }
 
@@ -201,7 +202,7 @@ func TestFastDecodeCoversEverydayManifests(t *testing.T) {
 		"name: x\nrequires_env:\n  - name: BAR\n    description: \"bar key\"\n    secret: true\ntags: [a, b]\nauthor:\n  name: Jo\n",
 	}
 	for _, src := range everyday {
-		if _, ok := fastDecode(src); !ok {
+		if _, ok := yamlfast.Decode(src); !ok {
 			t.Errorf("fast decoder declined an everyday manifest:\n%s", src)
 		}
 	}
@@ -220,8 +221,8 @@ func TestFastDecodeDeclines(t *testing.T) {
 		"---\nname: x\n",
 		"\tname: x\n",
 	} {
-		if d, ok := fastDecode(src); ok {
-			t.Errorf("fast decoder accepted %q as %#v; it should decline", src, d.doc)
+		if d, ok := yamlfast.Decode(src); ok {
+			t.Errorf("fast decoder accepted %q as %#v; it should decline", src, d.Doc)
 		}
 	}
 }
@@ -300,7 +301,7 @@ func TestFastDecodeRandomDocuments(t *testing.T) {
 				b.WriteString("# comment\n")
 			}
 		}
-		if _, ok := fastDecode(b.String()); ok {
+		if _, ok := yamlfast.Decode(b.String()); ok {
 			accepted++
 		}
 		sameDecoded(t, b.String())

@@ -209,11 +209,11 @@ func Parse(data []byte, file, dirName string) (*Manifest, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &fieldParser{file: file, raw: d.doc, lit: d.lit}
-	for _, dup := range d.dups {
-		p.warnf("field %q appears more than once (lines %d and %d); the last one is used, remove the other", dup.key, dup.first, dup.last)
+	p := &fieldParser{file: file, raw: d.Doc, lit: d.Lit}
+	for _, dup := range d.Dups {
+		p.warnf("field %q appears more than once (lines %d and %d); the last one is used, remove the other", dup.Key, dup.First, dup.Last)
 	}
-	m := &Manifest{Raw: d.doc, File: file}
+	m := &Manifest{Raw: d.Doc, File: file}
 
 	m.Name = p.name(dirName)
 	m.Version = p.str("version")
@@ -240,7 +240,7 @@ func Parse(data []byte, file, dirName string) (*Manifest, []string, error) {
 	m.Runtime = p.runtime()
 	m.Command = p.command()
 
-	for k := range d.doc {
+	for k := range d.Doc {
 		if !knownFields[k] {
 			m.UnknownFields = append(m.UnknownFields, k)
 		}

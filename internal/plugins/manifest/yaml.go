@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/internal/yamlfast"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -30,8 +31,11 @@ func (e *SyntaxError) Error() string {
 
 // decodeYAML turns a manifest into its top-level mapping, through the fast
 // decoder when the text allows it and the general one otherwise.
+// decoded is what both decoders produce for one manifest.
+type decoded = yamlfast.Decoded
+
 func decodeYAML(data []byte, file string) (decoded, error) {
-	if d, ok := fastDecode(string(data)); ok {
+	if d, ok := yamlfast.Decode(string(data)); ok {
 		return d, nil
 	}
 	return slowDecode(data, file)
@@ -64,7 +68,7 @@ func slowDecode(data []byte, file string) (d decoded, err error) {
 	if docs > 1 {
 		return decoded{}, &SyntaxError{File: file, Msg: "holds more than one YAML document; a manifest must be a single mapping (remove the extra '---' sections)"}
 	}
-	d.doc = map[string]any{}
+	d.Doc = map[string]any{}
 	if body == nil {
 		return d, nil
 	}
@@ -76,7 +80,7 @@ func slowDecode(data []byte, file string) (d decoded, err error) {
 	case nil:
 		return d, nil
 	case map[string]any:
-		d.doc = m
+		d.Doc = m
 	default:
 		line := 0
 		if tk := body.GetToken(); tk != nil && tk.Position != nil {
@@ -84,13 +88,13 @@ func slowDecode(data []byte, file string) (d decoded, err error) {
 		}
 		return decoded{}, &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("the top level must be a mapping of manifest fields (name: ..., version: ...), not %s", typeName(v))}
 	}
-	d.lit, d.dups = topLevelScalars(body)
+	d.Lit, d.Dups = topLevelScalars(body)
 	return d, nil
 }
 
 // topLevelScalars collects the source text of top-level non-string scalars
 // and the keys that appear more than once.
-func topLevelScalars(body ast.Node) (map[string]string, []dupKey) {
+func topLevelScalars(body ast.Node) (map[string]string, []yamlfast.Dup) {
 	var pairs []*ast.MappingValueNode
 	switch n := body.(type) {
 	case *ast.MappingNode:
@@ -101,7 +105,7 @@ func topLevelScalars(body ast.Node) (map[string]string, []dupKey) {
 		return nil, nil
 	}
 	var lit map[string]string
-	var dups []dupKey
+	var dups []yamlfast.Dup
 	seen := make(map[string]int, len(pairs))
 	for _, kv := range pairs {
 		ktk := kv.Key.GetToken()
@@ -114,7 +118,7 @@ func topLevelScalars(body ast.Node) (map[string]string, []dupKey) {
 			line = ktk.Position.Line
 		}
 		if first, ok := seen[key]; ok {
-			dups = append(dups, dupKey{key: key, first: first, last: line})
+			dups = append(dups, yamlfast.Dup{Key: key, First: first, Last: line})
 		} else {
 			seen[key] = line
 		}

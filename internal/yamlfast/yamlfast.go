@@ -1,4 +1,7 @@
-package manifest
+// Package yamlfast decodes the everyday subset of YAML that plugin manifests
+// and config files are written in, an order of magnitude faster than the
+// general parser, and declines everything else.
+package yamlfast
 
 import (
 	"strings"
@@ -17,7 +20,9 @@ import (
 // returns exactly what the general decoder (goccy/go-yaml) returns for it.
 // Anything unusual — anchors, tags, block scalars, escapes, multi-line
 // scalars, flow mappings, tabs, document markers — declines, and the caller
-// falls back to the general decoder. FuzzFastDecodeAgrees checks the contract.
+// falls back to the general decoder. The manifest package's
+// FuzzFastDecodeAgrees and the config package's FuzzParseSimpleAgrees check the
+// contract against the two general readers.
 
 type fastLine struct {
 	indent int
@@ -30,37 +35,40 @@ type fastParser struct {
 	pos   int
 }
 
-// decoded is what both decoders produce for one manifest.
-type decoded struct {
-	doc map[string]any
-	// lit holds the source text of top-level scalars that did not decode to a
+// Decoded is what the decoder (and, for the same input, the general one) produces
+// for one document.
+type Decoded struct {
+	Doc map[string]any
+	// Lit holds the source text of top-level scalars that did not decode to a
 	// string (version: 1.10 decodes to the float 1.1, but means "1.10").
-	lit  map[string]string
-	dups []dupKey
+	Lit  map[string]string
+	Dups []Dup
 }
 
-type dupKey struct {
-	key         string
-	first, last int // line numbers
+// Dup is a top-level key given more than once; the last one wins.
+type Dup struct {
+	Key         string
+	First, Last int // line numbers
 }
 
-func fastDecode(src string) (decoded, bool) {
+// Decode decodes src, or declines (false) when it is outside the subset.
+func Decode(src string) (Decoded, bool) {
 	p := fastParser{}
 	if !p.split(src) {
-		return decoded{}, false
+		return Decoded{}, false
 	}
-	out := decoded{doc: map[string]any{}}
+	out := Decoded{Doc: map[string]any{}}
 	if len(p.lines) == 0 {
 		return out, true
 	}
 	first := p.lines[0]
 	if isSeqItem(first.text) {
-		return decoded{}, false
+		return Decoded{}, false
 	}
 	var ok bool
-	out.doc, ok = p.parseMap(first.indent, &out)
+	out.Doc, ok = p.parseMap(first.indent, &out)
 	if !ok || p.pos != len(p.lines) {
-		return decoded{}, false
+		return Decoded{}, false
 	}
 	return out, true
 }
@@ -106,7 +114,7 @@ func isSeqItem(t string) bool {
 	return t == "-" || strings.HasPrefix(t, "- ")
 }
 
-func (p *fastParser) parseMap(indent int, top *decoded) (map[string]any, bool) {
+func (p *fastParser) parseMap(indent int, top *Decoded) (map[string]any, bool) {
 	var m map[string]any
 	if top != nil {
 		m = make(map[string]any, len(p.lines)) // every line a key, at most
@@ -159,15 +167,15 @@ func (p *fastParser) parseMap(indent int, top *decoded) (map[string]any, bool) {
 		}
 		if top != nil {
 			if lit != "" {
-				if top.lit == nil {
-					top.lit = map[string]string{}
+				if top.Lit == nil {
+					top.Lit = map[string]string{}
 				}
-				top.lit[key] = lit
+				top.Lit[key] = lit
 			} else {
-				delete(top.lit, key) // a later duplicate replaced it
+				delete(top.Lit, key) // a later duplicate replaced it
 			}
 			if _, seen := m[key]; seen {
-				top.dups = append(top.dups, dupKey{key: key, first: p.firstKeyLine(key, indent), last: ln.num})
+				top.Dups = append(top.Dups, Dup{Key: key, First: p.firstKeyLine(key, indent), Last: ln.num})
 			}
 		}
 		m[key] = v
