@@ -365,10 +365,14 @@ func (s *slot) load(src Source) {
 func resolveWinners(all []*Candidate) ([]*Candidate, []Warning) {
 	var warns []Warning
 	winners := make(map[string]*Candidate, len(all))
+	// The bundled claim of each key is kept apart: once a legitimate user copy
+	// has replaced it, a later project (or second user) claim from another
+	// directory name is still an impostor of the bundled plugin.
+	bundledClaims := make(map[string]*Candidate)
 	for _, c := range all {
 		prev, taken := winners[c.Key]
-		if taken && prev.Source == SourceBundled && (c.Source == SourceUser || c.Source == SourceProject) {
-			own, bundled := filepath.Base(c.Dir), bundledDirName(prev)
+		if orig, ok := bundledClaims[c.Key]; ok && (c.Source == SourceUser || c.Source == SourceProject) {
+			own, bundled := filepath.Base(c.Dir), bundledDirName(orig)
 			if own != bundled {
 				warns = append(warns, Warning{Path: c.Dir, Message: fmt.Sprintf(
 					"Ignoring %s plugin at %s: its manifest name '%s' is a bundled plugin's key but the directory is named '%s'; rename the directory to '%s' to override the bundled plugin",
@@ -376,10 +380,13 @@ func resolveWinners(all []*Candidate) ([]*Candidate, []Warning) {
 				continue
 			}
 			warns = append(warns, Warning{Path: c.Dir, Level: LevelInfo, Message: fmt.Sprintf(
-				"Plugin '%s' at %s (%s) shadows the bundled copy at %s", c.Key, c.Dir, c.Source, where(prev))})
+				"Plugin '%s' at %s (%s) shadows the bundled copy at %s", c.Key, c.Dir, c.Source, where(orig))})
 		} else if taken {
 			warns = append(warns, Warning{Path: c.Dir, Level: LevelDebug, Message: fmt.Sprintf(
 				"Plugin '%s' from %s (%s) overrides the %s copy at %s", c.Key, where(c), c.Source, prev.Source, where(prev))})
+		}
+		if c.Source == SourceBundled {
+			bundledClaims[c.Key] = c
 		}
 		winners[c.Key] = c
 	}

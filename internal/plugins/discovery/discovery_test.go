@@ -378,6 +378,21 @@ func TestImpostorRule(t *testing.T) {
 			warning: "Ignoring project plugin at",
 		},
 		{
+			name:       "impostor after a legitimate user override",
+			bundled:    map[string]string{"kanban/plugin.yaml": "name: kanban\n"},
+			user:       map[string]string{"kanban/plugin.yaml": "name: kanban\n", "notkanban/plugin.yaml": "name: kanban\n"},
+			wantSource: SourceUser, wantDir: "kanban",
+			warning: "the directory is named 'notkanban'; rename the directory to 'kanban'",
+		},
+		{
+			name:       "project impostor after a legitimate user override",
+			bundled:    map[string]string{"kanban/plugin.yaml": "name: kanban\n"},
+			user:       map[string]string{"kanban/plugin.yaml": "name: kanban\n"},
+			project:    map[string]string{"evil/plugin.yaml": "name: kanban\n"},
+			wantSource: SourceUser, wantDir: "kanban",
+			warning: "Ignoring project plugin at",
+		},
+		{
 			name:       "bundled directory named differently from its manifest",
 			bundled:    map[string]string{"kanban-dir/plugin.yaml": "name: kanban\n"},
 			user:       map[string]string{"kanban/plugin.yaml": "name: kanban\n"},
