@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -205,13 +206,16 @@ func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, 
 	m, p, already, err := allowList(ctx, app, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
 		key := p.Key
 		settings, _ := config.Plugins(d)
-		if settings.EnabledSet && contains(settings.Enabled, key) && !contains(settings.Disabled, key) {
+		names := uniq(key, leaf(key), p.Candidate.Manifest.Name)
+		// "Already enabled" only when nothing on the deny-list still names it: a
+		// leaf or manifest name there disables it as surely as its key does.
+		if settings.EnabledSet && contains(settings.Enabled, key) && !slices.ContainsFunc(names, func(n string) bool { return contains(settings.Disabled, n) }) {
 			return true, nil
 		}
 		if _, err := d.ListAppend("plugins.enabled", key); err != nil {
 			return false, err
 		}
-		for _, n := range uniq(key, leaf(key), p.Candidate.Manifest.Name) {
+		for _, n := range names {
 			if _, err := d.ListRemove("plugins.disabled", n); err != nil {
 				return false, err
 			}
