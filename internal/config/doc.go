@@ -52,6 +52,9 @@ type Doc struct {
 	// simple: read by the fast decoder; src, tree, name and nl are set and the
 	// rest is built by the first edit (see ensureParsed).
 	simple bool
+	// bom: the file began with a UTF-8 byte order mark. It is kept out of src
+	// (a parser would read it into the first key) and written back by Bytes.
+	bom bool
 }
 
 // ParseError is a YAML syntax or structure problem in a config file.
@@ -96,10 +99,24 @@ func Parse(data []byte, filename string) (*Doc, error) {
 	if filename == "" {
 		filename = defaultName
 	}
-	if d, ok := parseSimple(data, filename); ok {
-		return d, nil
+	body, bom := bytes.CutPrefix(data, bom)
+	d, ok := parseSimple(body, filename)
+	if !ok {
+		var err error
+		if d, err = parseFull(body, filename); err != nil {
+			return nil, err
+		}
 	}
-	return parseFull(data, filename)
+	d.bom = bom
+	return d, nil
+}
+
+// replace makes d the document nd, keeping what d knows of the file that
+// nd, parsed from d's body, cannot (its byte order mark).
+func (d *Doc) replace(nd *Doc) {
+	bom := d.bom
+	*d = *nd
+	d.bom = bom
 }
 
 // parseFull is Parse with the general parser, and the checks an edit relies on.
@@ -166,7 +183,7 @@ func (d *Doc) ensureParsed() error {
 	if err != nil {
 		return err
 	}
-	*d = *full
+	d.replace(full)
 	return nil
 }
 
@@ -504,7 +521,12 @@ func dedupe(s []int) []int {
 }
 
 // Bytes returns the document's current bytes.
-func (d *Doc) Bytes() []byte { return bytes.Clone(d.src) }
+func (d *Doc) Bytes() []byte {
+	if d.bom {
+		return append(bytes.Clone(bom), d.src...)
+	}
+	return bytes.Clone(d.src)
+}
 
 // Map returns the whole document decoded (an empty map for an empty document).
 func (d *Doc) Map() map[string]any { return deepCopy(d.tree).(map[string]any) }

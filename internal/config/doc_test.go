@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,24 @@ func TestParseAcceptsEmptyAndCommentOnly(t *testing.T) {
 		}
 		if m := d.Map(); m == nil {
 			t.Errorf("Parse(%q).Map() is nil, want an empty map", src)
+		}
+		if !bytes.Equal(d.Bytes(), []byte(src)) {
+			t.Errorf("Bytes() = %q, want the input unchanged", d.Bytes())
+		}
+	}
+}
+
+func TestByteOrderMarkIsNotContent(t *testing.T) {
+	for _, src := range []string{"\ufeffplugins:\n  enabled: [hw]\n", "\ufeff# c\nplugins: {enabled: [hw]}\n", "\ufeffplugins:\n  enabled:\n  - hw"} {
+		d, err := Parse([]byte(src), "config.yaml")
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", src, err)
+		}
+		if v, ok := d.Get("plugins.enabled"); !ok || !reflect.DeepEqual(v, []any{"hw"}) {
+			t.Errorf("Parse(%q): plugins.enabled = %v, %v; want [hw]", src, v, ok)
+		}
+		if _, ok := d.Map()["\ufeffplugins"]; ok {
+			t.Errorf("Parse(%q): the mark was read into the first key", src)
 		}
 		if !bytes.Equal(d.Bytes(), []byte(src)) {
 			t.Errorf("Bytes() = %q, want the input unchanged", d.Bytes())
@@ -238,6 +257,9 @@ func TestSetShapes(t *testing.T) {
 		{"escaped string after a tab", "a:\t\"\\tx\\u00e9\"  # c\nb: 1\n", "a", "p", "a:\t\"p\"  # c\nb: 1\n"},
 		{"tab before a flow list", "b:\t[x]\n", "b", []any{"p"}, "b:\t[p]\n"},
 		{"same value is a no-op edit", "a: 1   # keep\n", "a", 1, "a: 1   # keep\n"},
+		// A byte order mark is not part of the first key, and stays in the file.
+		{"byte order mark kept", "\ufeffplugins:\n  enabled: [a]  # c\n", "plugins.enabled", []any{"a", "b"}, "\ufeffplugins:\n  enabled: [a, b]  # c\n"},
+		{"byte order mark, flow document", "\ufeff{plugins: {enabled: [a]}}\n", "plugins.enabled", []any{"b"}, "\ufeff{plugins: {enabled: [b]}}\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

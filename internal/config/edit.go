@@ -65,7 +65,7 @@ func (d *Doc) commit(what string, want map[string]any, candidates ...[]splice) e
 			lastErr = errors.New("the edited file would not read back as intended")
 			continue
 		}
-		*d = *nd
+		d.replace(nd)
 		return nil
 	}
 	if lastErr == nil {
