@@ -373,6 +373,62 @@ func TestHungHookCallback(t *testing.T) {
 	})
 }
 
+// guardInit blocks greet in pre_tool_call and hangs in post_tool_call: the
+// post hook's timeout restarts the plugin, and the guard must hold throughout.
+const guardInit = `
+import os, threading, time
+
+
+def register(ctx):
+    if os.path.exists(os.path.join(os.path.dirname(__file__), "slow-restart")):
+        time.sleep(1.5)  # holds the restart open while the test calls in
+    def guard(tool_name, **kwargs):
+        if tool_name == "greet":
+            return {"action": "block", "message": "greet is not allowed"}
+
+    def slow(**kwargs):
+        threading.Event().wait()
+
+    ctx.register_hook("pre_tool_call", guard)
+    ctx.register_hook("post_tool_call", slow)
+`
+
+// A restart after a hook timeout keeps the plugin's registrations in place:
+// its pre_tool_call guard blocks while the process restarts and after, and
+// the timed-out callback stays suppressed (its registration is the same one).
+func TestRestartAfterHookTimeoutKeepsTheGuard(t *testing.T) {
+	t.Setenv("HERMES_DEBUG_STALL", "") // meant timeouts: no stall reports
+	e := newTestEnv(t, map[string]string{"healthy": healthyInit, "guard": guardInit}, "")
+	old := e.pid(t, "guard")
+	mustWrite(t, filepath.Join(e.home.PluginsDir(), "guard", "slow-restart"), "")
+	out := e.run(t, "greet", map[string]any{"name": "Ada"}) // post_tool_call times out: restart
+	if out.Status != "blocked" || !strings.Contains(out.ErrorMessage, "greet is not allowed") {
+		t.Fatalf("first call: %+v", out)
+	}
+	waitGone(t, old, "the timed-out process")
+	out = e.run(t, "greet", map[string]any{"name": "Ada"}) // while the new process registers
+	if out.Status != "blocked" {
+		t.Fatalf("the guard let greet through while its plugin restarted: %+v", out)
+	}
+	e.waitRestart(t, "guard", old)
+	out = e.run(t, "greet", map[string]any{"name": "Ada"})
+	if out.Status != "blocked" || !strings.Contains(out.ErrorMessage, "greet is not allowed") {
+		t.Fatalf("after the restart the guard does not answer: %+v", out)
+	}
+	if n := strings.Count(e.warns.String(), "restarting its process"); n != 1 {
+		t.Errorf("%d restarts, want 1: the timed-out post_tool_call callback ran again within its suppression window\n%s", n, e.warns.String())
+	}
+	p := e.plugin(t, "guard")
+	p.mu.Lock()
+	hooks := len(p.regs.hooks)
+	p.mu.Unlock()
+	if hooks != 2 {
+		t.Fatalf("the restarted plugin holds %d hook registrations, want its 2", hooks)
+	}
+	wantAll(t, "log", e.warns.String(), "restarting its process",
+		"Hook 'post_tool_call' callback", "skipped after previous timeout")
+}
+
 // ---- 5. protocol garbage -----------------------------------------------------------
 
 func TestProtocolGarbageFailsOnlyThatPlugin(t *testing.T) {

@@ -20,9 +20,23 @@ import (
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
+// isRegistering reports whether a ctx call adds to what a plugin registered.
+func isRegistering(method string) bool {
+	switch method {
+	case protocol.MethodRegisterTool, protocol.MethodRegisterHook, protocol.MethodRegisterCommand,
+		protocol.MethodRegisterCLICommand, protocol.MethodRegisterSkill, protocol.MethodRegisterMiddleware,
+		protocol.MethodRegisterOther, protocol.MethodSubscribe, protocol.MethodDispose:
+		return true
+	}
+	return false
+}
+
 // hostHandler serves the ctx calls of one out-of-process plugin.
 func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if isRegistering(method) {
+			p.recordWire(method, params)
+		}
 		switch method {
 		case protocol.MethodLog:
 			var lp protocol.LogParams

@@ -5,8 +5,13 @@ import (
 	"time"
 )
 
-// restartAsync stops an unresponsive plugin for real and starts it again, replacing
-// its registrations. Calls made while it restarts fail with a clear error.
+// restartAsync stops an unresponsive plugin for real and starts it again.
+// Its registrations stay in place while it restarts: calls to it fail with a
+// clear error, so a fail-closed hook (pre_tool_call) blocks instead of
+// vanishing, and hook order and suppression windows survive. When the new
+// process registers exactly what the old one did (the same messages, so the
+// same handles) nothing else changes; otherwise its registrations are
+// replaced.
 func (m *Manager) restartAsync(p *Plugin, reason string) {
 	p.mu.Lock()
 	if p.builtin != nil || p.restarting {
@@ -46,17 +51,22 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 			old.Kill()
 			<-old.Exited()
 		}
-		m.withdraw(p)
 		m.mu.Lock()
 		closed := m.closed
 		m.mu.Unlock()
 		if closed {
+			m.withdraw(p)
 			return
 		}
+		p.mu.Lock()
+		p.pending = registrations{}
+		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
 		defer cancel()
 		if err := m.start(ctx, p, nil); err != nil {
+			m.withdraw(p)
 			p.setError("restart failed: " + err.Error())
+			m.warn("plugin %s: restart failed: %v", p.Key, err)
 			return
 		}
 		m.mu.Lock()
@@ -68,6 +78,13 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 			}
 			return
 		}
+		if p.sameAsCommitted() {
+			p.mu.Lock()
+			p.pending = registrations{}
+			p.mu.Unlock()
+			return
+		}
+		m.withdraw(p)
 		m.commit(p)
 	}()
 }

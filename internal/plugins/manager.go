@@ -78,6 +78,7 @@ type Manager struct {
 	python    *runtime.PythonInfo
 	pythonErr error
 	loading   map[string]bool // keys being loaded right now (answers has_plugin during register)
+	live      bool            // Load has finished: warnings are logged, not kept (see warn)
 	commands  map[string]*Command
 	cliCmds   map[string]*CLICommand
 	bus       *eventBus
@@ -126,12 +127,21 @@ func (m *Manager) Warnings() []string {
 	return append([]string(nil), m.warnings...)
 }
 
+// warn records a warning for the user. Until Load has finished, warnings are
+// kept for Warnings (the CLI shows discovery's and loading's together, once);
+// after that, a warning (a restart, a late registration clash) goes straight
+// to the logger, because nobody collects them in the middle of a session.
 func (m *Manager) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	m.mu.Lock()
-	m.warnings = append(m.warnings, msg)
+	live := m.live
+	if !live {
+		m.warnings = append(m.warnings, msg)
+	}
 	m.mu.Unlock()
-	m.log.Warn(msg)
+	if live {
+		m.log.Warn(msg)
+	}
 }
 
 // Settings returns the plugins.* config read by Discover.
@@ -405,6 +415,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	wg.Wait()
 	m.mu.Lock()
 	m.loading = nil
+	m.live = true
 	m.mu.Unlock()
 	return nil
 }

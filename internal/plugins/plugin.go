@@ -148,8 +148,13 @@ func (p *Plugin) discardPending() {
 type invoker func(ctx context.Context, method string, params any) (json.RawMessage, error)
 
 func (p *Plugin) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	proc := p.process()
+	p.mu.Lock()
+	proc, restarting := p.proc, p.restarting
+	p.mu.Unlock()
 	if proc == nil {
+		if restarting {
+			return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s is restarting after it stopped answering; try again in a moment", p.Key)
+		}
 		return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s is not running", p.Key)
 	}
 	var raw json.RawMessage

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -23,6 +24,10 @@ type registrations struct {
 	other       []OtherInfo
 	events      []string
 	subs        []*subscription
+	// wire is every registering message the plugin sent, in order. A restarted
+	// process that sends the same ones has the same handles, so the committed
+	// registrations stay as they are (see restartAsync).
+	wire []string
 }
 
 type toolReg struct {
@@ -159,6 +164,7 @@ func (m *Manager) commit(p *Plugin) {
 	kept.other = pend.other
 	kept.events = pend.events
 	kept.subs = pend.subs
+	kept.wire = pend.wire
 
 	p.mu.Lock()
 	p.regs = mergeRegs(p.regs, kept)
@@ -180,7 +186,23 @@ func mergeRegs(a, b registrations) registrations {
 	a.other = append(a.other, b.other...)
 	a.events = append(a.events, b.events...)
 	a.subs = append(a.subs, b.subs...)
+	a.wire = append(a.wire, b.wire...)
 	return a
+}
+
+// recordWire notes a registering message of p in its pending registrations.
+func (p *Plugin) recordWire(method string, params []byte) {
+	p.mu.Lock()
+	p.pending.wire = append(p.pending.wire, method+" "+string(params))
+	p.mu.Unlock()
+}
+
+// sameAsCommitted reports whether the pending registrations, made by a
+// restarted process, repeat exactly what the committed ones were made of.
+func (p *Plugin) sameAsCommitted() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.Loaded && slices.Equal(p.pending.wire, p.regs.wire)
 }
 
 // withdraw undoes every committed registration of p (reverse acquisition order).
@@ -201,7 +223,8 @@ func (m *Manager) withdraw(p *Plugin) {
 func (m *Manager) addPending(p *Plugin, add func(r *registrations)) {
 	p.mu.Lock()
 	add(&p.pending)
-	loaded := p.Loaded
+	// A restarting plugin's registrations wait for restartAsync to compare them.
+	loaded := p.Loaded && !p.restarting
 	p.mu.Unlock()
 	if loaded {
 		m.commit(p)
