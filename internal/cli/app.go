@@ -149,21 +149,18 @@ func (a *App) warn(msg string) {
 	if strings.HasPrefix(msg, "debug:") {
 		return
 	}
+	a.logMu.Lock() // warnings also come from plugin goroutines (see userLog)
+	defer a.logMu.Unlock()
 	fmt.Fprintf(a.IO.Err, "warning: %s\n", msg)
 }
 
-// logger is hermes' own structured log: warnings to stderr only when debugging,
-// everything to $HERMES_HOME/logs/hermes.log.
+// logger is hermes' own structured log (see userLog).
 func (a *App) logger() *slog.Logger {
 	level := slog.LevelWarn
 	if truthy(a.Env("HERMES_PLUGINS_DEBUG")) {
 		level = slog.LevelDebug
 	}
-	var w io.Writer = io.Discard
-	if truthy(a.Env("HERMES_PLUGINS_DEBUG")) {
-		w = a.IO.Err
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(&userLog{app: a, level: level})
 }
 
 func truthy(v string) bool {
