@@ -176,11 +176,15 @@ func (m *Manager) Discover() error {
 	if discovery.Truthy(m.opts.Env("HERMES_ENABLE_PROJECT_PLUGINS")) && m.opts.Cwd != "" {
 		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
 	}
-	if info, err := m.pythonInfo(context.Background()); err == nil {
+	info, pyErr := m.pythonInfo(context.Background())
+	if pyErr == nil {
 		opts.SitePackages = sitePackages(m.opts.Env("PYTHONPATH"), info.SitePackages())
 		opts.EntryPointCache = filepath.Join(m.opts.Home.CacheDir(), "entry-points.json")
 	}
 	cands, dwarns := discovery.Discover(opts)
+	if pyErr != nil {
+		m.warnUnscannedEntryPoints(cands, settings.Enabled, pyErr)
+	}
 	debug := discovery.Truthy(m.opts.Env("HERMES_PLUGINS_DEBUG"))
 	for _, w := range dwarns {
 		if w.Level == discovery.LevelWarning || debug {
@@ -207,6 +211,31 @@ func (m *Manager) Discover() error {
 	}
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
+}
+
+// warnUnscannedEntryPoints explains an enabled plugin that was not found when
+// the interpreter could not be run, so pip entry points were not looked for:
+// that is the likely reason. Without such a name there is nothing to say (a
+// host with only Go plugins needs no Python).
+func (m *Manager) warnUnscannedEntryPoints(cands []*discovery.Candidate, enabled []string, err error) {
+	found := make(map[string]bool, 2*len(cands))
+	for _, c := range cands {
+		found[c.Key] = true
+		found[c.Key[strings.LastIndexByte(c.Key, '/')+1:]] = true
+		if c.Manifest != nil {
+			found[c.Manifest.Name] = true
+		}
+	}
+	var missing []string
+	for _, name := range enabled {
+		if !found[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		m.warn("plugins.enabled lists %s, not found; pip entry-point plugins were not looked for because the Python interpreter could not be run: %v",
+			strings.Join(missing, ", "), err)
+	}
 }
 
 // sitePackages is where entry points are looked for: the directories of PYTHONPATH
