@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"github.com/hermes-go/hermes/internal/plugins/manifest"
 )
 
 // Messages printed by the v21 migration (upstream prints them indented under its
@@ -114,16 +114,9 @@ func installedUserPlugins(pluginsDir string, disabled map[string]bool) ([]string
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
 		}
-		manifest := filepath.Join(dir, "plugin.yaml")
-		if _, err := os.Stat(manifest); err != nil {
-			manifest = filepath.Join(dir, "plugin.yml")
-			if _, err := os.Stat(manifest); err != nil {
-				continue
-			}
-		}
-		name := manifestName(manifest)
-		if name == "" {
-			name = e.Name()
+		name, ok := manifestName(dir)
+		if !ok {
+			continue
 		}
 		if disabled[name] {
 			continue
@@ -138,17 +131,17 @@ func isNotDir(path string) bool {
 	return err == nil && !fi.IsDir()
 }
 
-// manifestName reads just the name field of a plugin manifest; "" when the file is
-// unreadable, malformed or has no string name (the directory name is used instead).
-func manifestName(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
+// manifestName is the name discovery keys the plugin in dir by, read with the same
+// manifest parser (BOM, numeric names, invalid names falling back to the directory).
+// ok is false when dir has no manifest. A manifest that does not parse keeps the
+// directory name, as upstream's migration does.
+func manifestName(dir string) (string, bool) {
+	m, _, err := manifest.LoadDir(dir)
+	switch {
+	case errors.Is(err, manifest.ErrNoManifest):
+		return "", false
+	case err != nil:
+		return filepath.Base(dir), true
 	}
-	var m map[string]any
-	if err := yaml.UnmarshalWithOptions(data, &m, yaml.AllowDuplicateMapKey()); err != nil {
-		return ""
-	}
-	name, _ := m["name"].(string)
-	return name
+	return m.Name, true
 }

@@ -53,7 +53,22 @@ func TestMigrate(t *testing.T) {
 			wantMsgs: []string{
 				"✓ Plugins now opt-in: grandfathered 7 existing plugin(s) into plugins.enabled",
 			},
-			want: "# my config\nplugins:\n  disabled: [skipped]   # never\n  enabled:\n    - hidden\n    - alpha\n    - beta\n    - broken\n    - nameless\n    - numeric-name1\n    - zeta\n_config_version: 21\n",
+			want: "# my config\nplugins:\n  disabled: [skipped]   # never\n  enabled:\n    - hidden\n    - alpha\n    - beta\n    - broken\n    - nameless\n    - \"42\"\n    - zeta\n_config_version: 21\n",
+		},
+		{
+			// The names must be the keys discovery gives these plugins, or the
+			// grandfathered plugins come out "not enabled".
+			name: "names as discovery reads them",
+			src:  "_config_version: 20\n",
+			dirs: map[string][2]string{
+				"bom-dir":   {"plugin.yaml", "\ufeffname: realname\n"},
+				"g-intname": {"plugin.yaml", "name: 2048\n"},
+				"ver-dir":   {"plugin.yaml", "name: \"a/b\"\n"},
+				"float-dir": {"plugin.yaml", "name: 1.10\n"},
+				"yml-dir":   {"plugin.yml", "name: from-yml\n"},
+			},
+			wantMsgs: []string{"✓ Plugins now opt-in: grandfathered 5 existing plugin(s) into plugins.enabled"},
+			want:     "_config_version: 21\nplugins:\n  enabled:\n    - realname\n    - \"1.10\"\n    - \"2048\"\n    - ver-dir\n    - from-yml\n",
 		},
 		{
 			name:     "no plugins installed writes an explicit empty list",
