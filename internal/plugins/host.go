@@ -150,6 +150,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &ep); err != nil {
 				return nil, err
 			}
+			m.waitEarlierCommitted(ctx, p)
 			return m.bus.emit(p, ep.Event, ep.Payload)
 		case protocol.MethodSubscribe:
 			var sp protocol.SubscribeParams
@@ -235,7 +236,7 @@ func (m *Manager) registerTool(p *Plugin, rp protocol.RegisterToolParams, handle
 			"Plugin '%s' cannot override built-in tool '%s'. Set plugins.entries.%s.allow_tool_override: true in config.yaml to allow this plugin to replace built-in tools.",
 			p.Candidate.Manifest.Name, rp.Name, p.Key)
 	}
-	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key && !rp.Override && existing.Toolset != rp.Toolset {
+	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key && !rp.Override {
 		m.warn("plugin %s tried to shadow tool '%s' (registered by %s) without override=True; skipped", p.Key, rp.Name, existing.Source)
 		return protocol.RegisterResult{Registered: false, Warning: "tool name already taken"}, nil
 	}

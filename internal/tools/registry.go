@@ -97,9 +97,10 @@ func NewRegistry() *Registry {
 	return &Registry{tools: map[string]*Tool{}, displaced: map[string]*Tool{}}
 }
 
-// Register adds t. A name already taken from a different toolset is refused with a
+// Register adds t. A name already held by another source is refused with a
 // *ShadowError unless override is true (the caller has already checked that the
-// plugin may override); a same-toolset re-registration replaces the entry.
+// plugin may override), whatever toolset t claims: naming the holder's toolset must
+// not be a way round the grant. The same source re-registering replaces its entry.
 func (r *Registry) Register(t *Tool, override bool) error {
 	if t.Name == "" {
 		return fmt.Errorf("tool registration without a name")
@@ -113,7 +114,7 @@ func (r *Registry) Register(t *Tool, override bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[t.Name]; ok && old.Source != t.Source {
-		if old.Toolset != t.Toolset && !override {
+		if !override {
 			return &ShadowError{Name: t.Name, Existing: old.Source, ExistingToolset: old.Toolset}
 		}
 		if _, seen := r.displaced[t.Name]; !seen {

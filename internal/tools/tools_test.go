@@ -40,9 +40,19 @@ func TestRegisterCollisions(t *testing.T) {
 	if got, _ := r.Get("read_file"); got.Source != SourceBuiltin {
 		t.Fatalf("displaced tool not restored: %+v", got)
 	}
-	// Same toolset, another source: a refresh, allowed without override.
-	if err := r.Register(echoTool("read_file", "file", "plugin-b"), false); err != nil {
-		t.Fatalf("same-toolset re-registration: %v", err)
+	// Claiming the holder's toolset is no way round override.
+	if err := r.Register(echoTool("read_file", "file", "plugin-b"), false); !errors.As(err, &se) {
+		t.Fatalf("same-toolset shadowing without override: %v, want ShadowError", err)
+	}
+	if got, _ := r.Get("read_file"); got.Source != SourceBuiltin {
+		t.Fatalf("same-toolset shadowing replaced the tool: %s", got.Source)
+	}
+	// The same source re-registering its own tool replaces it.
+	if err := r.Register(echoTool("mine", "m", "plugin-b"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(echoTool("mine", "other", "plugin-b"), false); err != nil {
+		t.Fatalf("re-registration by the same source: %v", err)
 	}
 }
 
