@@ -78,6 +78,27 @@ func (m *Manager) addSubscription(p *Plugin, event string, deliver func(context.
 	})
 }
 
+// waitEarlierCommitted makes an emit made during register() wait until the
+// plugins before p in load order have committed, so their subscriptions hear
+// it as they would in upstream's one-after-another load, though plugins
+// register in parallel here. Earlier plugins never wait for later ones, so
+// this cannot deadlock; ctx bounds it all the same.
+func (m *Manager) waitEarlierCommitted(ctx context.Context, p *Plugin) {
+	p.mu.Lock()
+	ch := p.earlierCommitted
+	if p.Loaded {
+		ch = nil
+	}
+	p.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
 func (b *eventBus) subscribe(s *subscription) func() {
 	b.mu.Lock()
 	b.subs[s.event] = append(b.subs[s.event], s)
@@ -119,6 +140,15 @@ func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, e
 	subs := append([]*subscription(nil), b.subs[qualified]...)
 	closed := b.closed
 	b.mu.Unlock()
+	// A plugin that subscribed to its own event earlier in register() hears it,
+	// as in upstream, where a subscription is live at once.
+	p.mu.Lock()
+	for _, s := range p.pending.subs {
+		if s.event == qualified {
+			subs = append(subs, s)
+		}
+	}
+	p.mu.Unlock()
 	if closed {
 		b.m.log.Warn("event dropped: hermes is shutting down", "event", qualified)
 		return 0, nil

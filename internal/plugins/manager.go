@@ -393,9 +393,17 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	// waited for, so a cycle (already warned about) cannot deadlock.
 	committed := make([]chan struct{}, len(ready))
 	index := make(map[*Plugin]int, len(ready))
+	none := make(chan struct{})
+	close(none)
 	for i, p := range ready {
 		committed[i] = make(chan struct{})
 		index[p] = i
+		p.mu.Lock()
+		p.earlierCommitted = none
+		if i > 0 {
+			p.earlierCommitted = committed[i-1]
+		}
+		p.mu.Unlock()
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)

@@ -27,6 +27,9 @@ type Plugin struct {
 	unregs     []func()      // undo committed registrations, in acquisition order
 	builtin    *builtinState
 	restarting bool
+	// earlierCommitted is closed once every plugin before this one in load
+	// order has committed its registrations (nil outside Load).
+	earlierCommitted <-chan struct{}
 }
 
 // Registered is a snapshot of what a plugin registered, for `plugins show`.
