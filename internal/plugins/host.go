@@ -445,21 +445,33 @@ func (m *Manager) remoteTool(p *Plugin, rp protocol.RegisterToolParams) tools.Ha
 
 // normalizeToolResult applies the handler contract: a string, or the multimodal
 // envelope; anything else is reported as a contract error, as upstream does.
+//
+// JSON null must be caught before decoding into a string: encoding/json leaves the
+// string empty without an error, which made a handler returning None a success.
 func normalizeToolResult(name string, raw json.RawMessage) (string, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+	kind := jsonKind(raw)
+	if kind == "str" {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			return s, nil
+		}
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(raw, &obj); err == nil {
-		if mm, _ := obj["_multimodal"].(bool); mm {
-			if _, ok := obj["content"].([]any); ok {
-				return string(raw), nil
+	if kind == "dict" {
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err == nil {
+			if mm, _ := obj["_multimodal"].(bool); mm {
+				if _, ok := obj["content"].([]any); ok {
+					return string(raw), nil
+				}
+			}
+			// The Python bridge names the type of a result JSON cannot show (bytes, object()).
+			if t, ok := obj["_hermes_unsupported_result"].(string); ok && len(obj) == 1 && t != "" {
+				kind = t
 			}
 		}
 	}
 	return "", &tools.ToolError{Type: "tool_result_contract",
-		Message: fmt.Sprintf("Tool handler returned unsupported result type: %s (tool %s must return a JSON string)", jsonKind(raw), name)}
+		Message: fmt.Sprintf("Tool handler returned unsupported result type: %s (tool %s must return a JSON string)", kind, name)}
 }
 
 func jsonKind(raw json.RawMessage) string {
@@ -467,6 +479,8 @@ func jsonKind(raw json.RawMessage) string {
 	switch {
 	case t == "" || t == "null":
 		return "NoneType"
+	case t[0] == '"':
+		return "str"
 	case t[0] == '{':
 		return "dict"
 	case t[0] == '[':

@@ -528,8 +528,8 @@ class Bridge:
         kw = params.get("kwargs")
         result = fn(args, **_narrow(fn, kw, skip_first=True)) if kw else fn(args, **_no_kwargs(fn))
         if hasattr(result, "__await__"):
-            return self.run_maybe_async(result, rid)
-        return result
+            result = self.run_maybe_async(result, rid)
+        return _tool_result(result)
 
     def m_hook_call(self, params, rid):
         fn = self.callable_for(params.get("handle"))
@@ -628,6 +628,19 @@ def _arm_stall_dump():
         faulthandler.register(signal.SIGUSR2, file=out, all_threads=True)
     except Exception:  # noqa: BLE001 - a debugging aid must never stop a plugin
         pass
+
+
+def _is_multimodal(value):
+    return isinstance(value, dict) and value.get("_multimodal") is True and isinstance(value.get("content"), list)
+
+
+def _tool_result(value):
+    """The handler contract is str (or the _multimodal envelope). Anything else goes to
+    hermes as a marker naming the Python type: encoding it (None as null, bytes decoded,
+    object() as its repr) would make a broken handler look like a successful one."""
+    if isinstance(value, str) or _is_multimodal(value):
+        return value
+    return {"_hermes_unsupported_result": type(value).__name__}
 
 
 def _exception_error(exc):
