@@ -170,6 +170,14 @@ func (c *Conn) Run() error {
 		case <-c.done:
 			return c.Err()
 		}
+		select {
+		case <-c.done:
+			// Both were ready and select chose the token: a read now would come
+			// after Close's kick, and block until the peer's end closes.
+			c.tok <- struct{}{}
+			return c.Err()
+		default:
+		}
 		if c.dl != nil {
 			c.pumpReading.Store(true)
 			// A call that started after pumpTurn looked will find pumpReading set and

@@ -566,3 +566,39 @@ func TestConnHandlerPanicBecomesErrorResponse(t *testing.T) {
 		}
 	})
 }
+
+// TestConnCloseWakesReadersOfAnOpenPipe: on a pipe whose writer stays open (an
+// escaped child of a plugin holds it), Close alone must end Run and fail the call
+// whose caller is blocked reading the pipe itself; nothing else will ever wake them.
+func TestConnCloseWakesReadersOfAnOpenPipe(t *testing.T) {
+	for i := range 20 { // the pump's hand-back races Close: repeat to catch it
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := protocol.NewConn(inR, io.Discard, nil, protocol.ConnOptions{})
+		ran := make(chan error, 1)
+		go func() { ran <- c.Run() }()
+		callErr := make(chan error, 1)
+		if i%2 == 1 {
+			// A caller holds the read token, waiting for an answer that never comes.
+			go func() { callErr <- c.Call(context.Background(), "never", nil, nil) }()
+		} else {
+			callErr <- protocol.ErrClosed
+		}
+		time.Sleep(5 * time.Millisecond) // let the pump (or the caller) block in its read
+		c.Close()
+		for _, ch := range []chan error{callErr, ran} {
+			select {
+			case err := <-ch:
+				if ch == callErr && !errors.Is(err, protocol.ErrClosed) {
+					t.Fatalf("pending call returned %v, want ErrClosed", err)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatalf("round %d: Close did not wake the reader: %s", i, c.State())
+			}
+		}
+		inW.Close()
+		inR.Close()
+	}
+}

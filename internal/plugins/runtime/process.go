@@ -248,15 +248,18 @@ func (p *Process) wait(outputs ...*os.File) {
 	p.waitMu.Unlock()
 	close(p.exited)
 
-	t := time.NewTimer(p.opts.stopGrace())
-	defer t.Stop()
+	// One grace for both: a timer's channel fires once, so a second wait on it
+	// would block for good once the first had used it up (an escaped descendant
+	// holding the protocol pipe and stdout then hung every pending call).
+	grace, cancel := context.WithTimeout(context.Background(), p.opts.stopGrace())
+	defer cancel()
 	for _, ch := range []<-chan struct{}{p.connDone, p.drained} {
 		select {
 		case <-ch:
-		case <-t.C:
+		case <-grace.Done():
 		}
 	}
-	p.conn.Close()
+	p.conn.Close() // fails every pending call, waking the one reading the pipe
 	p.closeToPlugin()
 	for _, f := range outputs {
 		f.Close() // unblocks a reader stuck on a pipe an escaped descendant holds open
