@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -130,7 +131,7 @@ var dotenvEscapes = map[byte]byte{
 // ReadDotenv reads a .env file into a map (a later assignment of a key wins); a missing
 // file is an empty map. Values are taken literally: ${VAR} references are not expanded.
 func ReadDotenv(path string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := home.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
@@ -183,7 +184,7 @@ func SetDotenv(ctx context.Context, path, key, value string) error {
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(target)
+	raw, err := home.ReadFile(target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

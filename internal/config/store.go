@@ -12,6 +12,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
+
+	"github.com/hermes-go/hermes/internal/home"
 )
 
 // Store is the config file on disk, usually $HERMES_HOME/config.yaml.
@@ -22,7 +24,7 @@ const lockRetry = 5 * time.Millisecond
 
 // Load reads and parses the file; a missing file is an empty document, not an error.
 func (s Store) Load() (*Doc, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := home.ReadFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		d := NewDoc()
 		d.name = s.Path
@@ -56,7 +58,7 @@ func (s Store) Update(ctx context.Context, fn func(d *Doc) error) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(target)
+	data, err := home.ReadFile(target)
 	var d *Doc
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

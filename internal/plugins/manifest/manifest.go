@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/home"
 )
 
 // EnvVar is one requires_env / optional_env entry.
@@ -160,7 +162,10 @@ func LoadDir(dir string) (*Manifest, []string, error) {
 		return nil, warns, err
 	}
 	if m.Kind == "" {
-		src, _ := readInit(dir)
+		src, err := readInit(dir)
+		if err != nil {
+			return nil, warns, err
+		}
 		if m.Kind = DetectKind(src); m.Kind == "" {
 			m.Kind = "standalone"
 		}
@@ -174,15 +179,19 @@ func LoadDir(dir string) (*Manifest, []string, error) {
 	return m, warns, nil
 }
 
-// readInit returns the head of dir/__init__.py and whether the file exists.
-func readInit(dir string) (string, bool) {
+// readInit returns the head of dir/__init__.py. Only an __init__.py that is not
+// a regular file is an error (the plugin cannot be imported from it); a missing
+// or unreadable one is left to load time, which reports the real problem.
+func readInit(dir string) (string, error) {
 	var buf [kindProbeSize]byte
 	n, err := readHead(filepath.Join(dir, "__init__.py"), buf[:])
 	if err != nil {
-		// Unreadable counts as present: the runtime will report the real error.
-		return "", !errors.Is(err, fs.ErrNotExist)
+		if nr := (*home.NotRegularError)(nil); errors.As(err, &nr) {
+			return "", err
+		}
+		return "", nil
 	}
-	return string(buf[:n]), true
+	return string(buf[:n]), nil
 }
 
 // DetectKind applies upstream's source markers to the head of a plugin's

@@ -6,10 +6,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hermes-go/hermes/internal/home"
 )
 
-func readFileLimit(path string, limit int) ([]byte, error) {
+// openRegular opens path for reading, refusing anything but a regular file.
+func openRegular(path string) (*os.File, error) {
 	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &home.NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+func readFileLimit(path string, limit int) ([]byte, error) {
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +45,7 @@ func readFileLimit(path string, limit int) ([]byte, error) {
 }
 
 func readHead(path string, buf []byte) (int, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return 0, err
 	}

@@ -7,23 +7,55 @@ import (
 	"io/fs"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-go/hermes/internal/home"
 )
 
 // Discovery reads two small files per plugin, hundreds of times over, so the
 // reads go straight to the system: os.Open also registers every file with
 // the network poller, a wasted system call for a regular file.
 
+// openRead opens a regular file for reading. O_NONBLOCK keeps the open of a
+// named pipe from waiting for a writer forever; anything but a regular file is
+// then refused with a *home.NotRegularError. The flag does not change reads of
+// a regular file.
 func openRead(path string) (int, error) {
 	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return -1, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			unix.Close(fd)
+			return -1, &home.NotRegularError{Path: path, Mode: fileMode(st.Mode)}
+		}
 		return fd, nil
 	}
+}
+
+// fileMode maps the type bits of st_mode to an fs.FileMode for messages.
+func fileMode(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	}
+	return fs.ModeIrregular
 }
 
 func readOnce(fd int, b []byte) (int, error) {

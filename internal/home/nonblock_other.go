@@ -1,0 +1,5 @@
+//go:build !unix
+
+package home
+
+const openNonblock = 0
