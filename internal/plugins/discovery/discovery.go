@@ -125,6 +125,17 @@ func Discover(opts Options) ([]*Candidate, []Warning) {
 		}
 		all = append(all, &Candidate{Key: b.Manifest.Name, Manifest: b.Manifest, Source: SourceBundled, Builtin: true})
 	}
+	// The entry-point scan (a stat per installed distribution even when cached)
+	// overlaps the directory scans; its results still come last.
+	var epCands []*Candidate
+	var epWarns []Warning
+	epDone := make(chan struct{})
+	go func() {
+		defer close(epDone)
+		if len(opts.SitePackages) > 0 {
+			epCands, epWarns = scanEntryPoints(opts.SitePackages, opts.EntryPointCache)
+		}
+	}()
 	roots := []struct {
 		dir string
 		src Source
@@ -137,11 +148,9 @@ func Discover(opts Options) ([]*Candidate, []Warning) {
 		all = append(all, c...)
 		warns = append(warns, w...)
 	}
-	if len(opts.SitePackages) > 0 {
-		c, w := scanEntryPoints(opts.SitePackages, opts.EntryPointCache)
-		all = append(all, c...)
-		warns = append(warns, w...)
-	}
+	<-epDone
+	all = append(all, epCands...)
+	warns = append(warns, epWarns...)
 	winners, w := resolveWinners(all)
 	return winners, append(warns, w...)
 }

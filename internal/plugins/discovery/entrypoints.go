@@ -57,7 +57,9 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 						dists = append(dists, d)
 					}
 				}
-				for _, n := range cached.Names {
+				for rest := cached.Names; rest != ""; {
+					var n string
+					n, rest, _ = strings.Cut(rest, "\n")
 					seen[n] = true
 				}
 				continue
@@ -75,6 +77,8 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 		if fi != nil {
 			scan.MTime = fi.ModTime().UnixNano()
 		}
+		var names, dirs strings.Builder
+		stamp := newEPStamp()
 		clean := true
 		for _, e := range entries {
 			d := distFromDir(site, e)
@@ -82,9 +86,19 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 				continue
 			}
 			norm := normalizeDistName(d.name)
-			scan.Names = append(scan.Names, norm)
+			if names.Len() > 0 {
+				names.WriteByte('\n')
+				dirs.WriteByte('\n')
+			}
+			names.WriteString(norm)
+			dirs.WriteString(e.Name())
+			// Stamped before it is read: a change made meanwhile is seen next time.
+			mtime, size, absent := statEP(site, e.Name())
+			stamp.add(e.Name(), mtime, size)
 			var w []Warning
-			d.eps, w = readEntryPoints(filepath.Join(d.dir, "entry_points.txt"))
+			if !absent {
+				d.eps, w = readEntryPoints(filepath.Join(d.dir, "entry_points.txt"))
+			}
 			if len(w) > 0 {
 				// Warnings are shown again next time rather than cached away.
 				clean = false
@@ -101,6 +115,7 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 				dists = append(dists, d)
 			}
 		}
+		scan.Names, scan.DistDirs, scan.Stamp = names.String(), dirs.String(), uint64(stamp)
 		if clean && fi != nil {
 			cache.Sites[site] = scan
 			dirty = true

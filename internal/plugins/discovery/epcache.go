@@ -2,24 +2,69 @@ package discovery
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // The entry-point scan opens entry_points.txt in every distribution of every site
 // directory, hundreds of files on a well-stocked interpreter, for the few that name
 // hermes plugins. What it found is cached per site directory, keyed by the
 // directory's modification time (installing or removing a distribution adds or
-// removes a directory there) and by the entry_points.txt of each distribution
-// that matters.
+// removes a directory there) and by the modification time and size of the
+// entry_points.txt of every distribution, ours or not: legacy editable installs
+// rewrite it in place, so a distribution without our groups can gain them. A stat
+// per distribution is far cheaper than the open and read it saves.
 type epCache struct {
-	Sites map[string]*siteScan `json:"sites"`
+	Format int                  `json:"format"`
+	Sites  map[string]*siteScan `json:"sites"`
 }
 
+// epCacheFormat names what a siteScan records; caches of another format are dropped.
+const epCacheFormat = 3
+
+// siteScan is what one site directory held. The lists of every distribution are
+// single newline-joined strings: decoding hundreds of JSON strings would cost more
+// than the scan they save.
 type siteScan struct {
-	MTime int64        `json:"mtime"`
-	Names []string     `json:"names"` // normalized names of every distribution in the site
-	Dists []cachedDist `json:"dists"` // those with entry points in our groups
+	MTime    int64        `json:"mtime"`
+	Names    string       `json:"names"`     // normalized names of every distribution in the site
+	Dists    []cachedDist `json:"dists"`     // those with entry points in our groups
+	DistDirs string       `json:"dist_dirs"` // every .dist-info / .egg-info directory's name
+	Stamp    uint64       `json:"stamp"`     // of their entry_points.txt files (epStamp)
+}
+
+// epStamp folds the state of each distribution's entry_points.txt, its
+// modification time and size (or that it is absent, so creating it is noticed), into
+// one FNV-1a hash.
+type epStamp uint64
+
+func newEPStamp() epStamp { return 14695981039346656037 }
+
+func (h *epStamp) add(name string, mtime, size int64) {
+	x := uint64(*h)
+	for i := 0; i < len(name); i++ {
+		x = (x ^ uint64(name[i])) * 1099511628211
+	}
+	for _, v := range [2]uint64{uint64(mtime), uint64(size)} {
+		for i := 0; i < 64; i += 8 {
+			x = (x ^ (v >> i & 0xff)) * 1099511628211
+		}
+	}
+	*h = epStamp(x)
+}
+
+// statEP stats site/name/entry_points.txt: its modification time and size, -1 and -1
+// when it does not exist, with absent set (any other failure is left for the read
+// to report).
+func statEP(site, name string) (mtime, size int64, absent bool) {
+	fi, err := os.Stat(filepath.Join(site, name, "entry_points.txt"))
+	if err != nil {
+		return -1, -1, errors.Is(err, fs.ErrNotExist)
+	}
+	return fi.ModTime().UnixNano(), fi.Size(), false
 }
 
 type cachedDist struct {
@@ -27,7 +72,6 @@ type cachedDist struct {
 	Name     string        `json:"name"`
 	Version  string        `json:"version"`
 	MetaFile string        `json:"meta"`
-	EPMTime  int64         `json:"ep_mtime"`
 	EPs      []cachedEntry `json:"eps"`
 }
 
@@ -43,11 +87,11 @@ func loadEPCache(path string) *epCache {
 		return c
 	}
 	if b, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(b, c)
-		if c.Sites == nil {
+		if json.Unmarshal(b, c) != nil || c.Format != epCacheFormat || c.Sites == nil {
 			c.Sites = map[string]*siteScan{}
 		}
 	}
+	c.Format = epCacheFormat
 	return c
 }
 
@@ -57,11 +101,15 @@ func (c *epCache) lookup(site string, mtime int64) *siteScan {
 	if s == nil || s.MTime != mtime {
 		return nil
 	}
-	for _, d := range s.Dists {
-		fi, err := os.Stat(filepath.Join(d.Dir, "entry_points.txt"))
-		if err != nil || fi.ModTime().UnixNano() != d.EPMTime {
-			return nil
-		}
+	h := newEPStamp()
+	for rest := s.DistDirs; rest != ""; {
+		var name string
+		name, rest, _ = strings.Cut(rest, "\n")
+		mtime, size, _ := statEP(site, name)
+		h.add(name, mtime, size)
+	}
+	if uint64(h) != s.Stamp {
+		return nil
 	}
 	return s
 }
@@ -103,9 +151,6 @@ func (s *siteScan) distributions(site string) []*distribution {
 
 func cachedOf(d *distribution) cachedDist {
 	cd := cachedDist{Dir: d.dir, Name: d.name, Version: d.version, MetaFile: d.metaFile}
-	if fi, err := os.Stat(filepath.Join(d.dir, "entry_points.txt")); err == nil {
-		cd.EPMTime = fi.ModTime().UnixNano()
-	}
 	for _, e := range d.eps {
 		cd.EPs = append(cd.EPs, cachedEntry{Group: e.group, Name: e.name, Value: e.value})
 	}

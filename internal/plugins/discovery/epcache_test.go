@@ -63,11 +63,40 @@ func TestEntryPointCache(t *testing.T) {
 		t.Fatalf("after edit: %v", got)
 	}
 
+	// A distribution whose entry_points.txt had none of our groups gains one in
+	// place (legacy editable installs rewrite egg-info files): noticed, though the
+	// site directory did not change.
+	late := filepath.Join(site, "late-0.1.dist-info", "entry_points.txt")
+	tree(t, site, map[string]string{"late-0.1.dist-info/entry_points.txt": "[console_scripts]\nlate = late:main\n"})
+	bump(t, site)
+	if got := scan(); !reflect.DeepEqual(got, []string{"alpha2@1.0", "beta@2.0"}) {
+		t.Fatalf("with late's console scripts only: %v", got)
+	}
+	f, err := os.OpenFile(late, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("[hermes_agent.plugins]\nlate = alpha\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := scan(); !reflect.DeepEqual(got, []string{"alpha2@1.0", "beta@2.0", "late@0.1"}) {
+		t.Fatalf("after appending to late's entry_points.txt: %v", got)
+	}
+
+	// A distribution that had no entry_points.txt gets one.
+	if err := os.WriteFile(filepath.Join(site, "other-1.0.dist-info", "entry_points.txt"), []byte("[hermes_agent.plugins]\nother = alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := scan(); !reflect.DeepEqual(got, []string{"alpha2@1.0", "beta@2.0", "late@0.1", "other@1.0"}) {
+		t.Fatalf("after other gained an entry_points.txt: %v", got)
+	}
+
 	// A corrupt cache is ignored, not fatal.
 	if err := os.WriteFile(cacheFile, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := scan(); !reflect.DeepEqual(got, []string{"alpha2@1.0", "beta@2.0"}) {
+	if got := scan(); !reflect.DeepEqual(got, []string{"alpha2@1.0", "beta@2.0", "late@0.1", "other@1.0"}) {
 		t.Fatalf("with a corrupt cache: %v", got)
 	}
 }
