@@ -111,7 +111,8 @@ func handlerErr(err error, typ string) error {
 func (s *server) handle(ctx context.Context, method string, params json.RawMessage) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = handlerErr(fmt.Errorf("panic: %v", r), "panic")
+			// The type already says panic: the host shows "<type>: <message>".
+			err = handlerErr(fmt.Errorf("%v", r), "panic")
 		}
 	}()
 	switch method {
