@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -80,13 +82,10 @@ func newToolsCallCmd(app *App) *cobra.Command {
 }
 
 func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
-	var args map[string]any
-	dec := json.NewDecoder(strings.NewReader(argsJSON))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil || args == nil {
-		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}' (got %q)", argsJSON)}
+	args, err := parseToolArgs(argsJSON)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
 	}
-	args = protocol.ExactNumbers(args).(map[string]any)
 	return app.runWithManager(ctx, func(m *plugins.Manager) error {
 		if _, ok := m.Tools.Get(name); !ok {
 			msg := fmt.Sprintf("unknown tool %q", name)
@@ -113,4 +112,48 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 		}
 		return nil
 	})
+}
+
+// parseToolArgs decodes --args: exactly one JSON object, nothing after it but
+// spaces (a decoder alone would stop after the first value and drop the rest).
+// Errors say where the text went wrong.
+func parseToolArgs(text string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("invalid JSON at offset %d: %w (got %q)", se.Offset, err, text)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("the JSON ends early at offset %d (got %q)", len(text), text)
+		}
+		return nil, fmt.Errorf("invalid JSON: %w (got %q)", err, text)
+	}
+	end := dec.InputOffset()
+	if rest := strings.TrimLeft(text[end:], " \t\r\n"); rest != "" {
+		return nil, fmt.Errorf("unexpected data after the JSON object at offset %d: %q", int64(len(text)-len(rest)), truncate(rest, 40))
+	}
+	args, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("got %s instead", jsonTypeName(v))
+	}
+	return protocol.ExactNumbers(args).(map[string]any), nil
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }
