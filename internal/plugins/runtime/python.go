@@ -24,6 +24,10 @@ type PythonInfo struct {
 	// CacheTag is sys.implementation.cache_tag ("cpython-311"), which names the
 	// interpreter's bytecode files; "" when it has none.
 	CacheTag string `json:"cache_tag"`
+	// SiteDirs are the directories whose .pth files extend sys.path (site-packages,
+	// the user site), each with its modification time when probed (-1: absent).
+	// Adding or removing a .pth file changes it, so the cached sys.path is stale.
+	SiteDirs map[string]int64 `json:"site_dirs"`
 }
 
 // SitePackages returns the sys.path directories that can hold distributions.
@@ -52,17 +56,50 @@ func ChooseInterpreter(configured string, env func(string) string) string {
 	return "python3"
 }
 
-const probeScript = `import sys, json
+const probeScript = `import sys, json, site
+sd = list(getattr(site, "getsitepackages", lambda: [])())
+try:
+    sd.append(site.getusersitepackages())
+except Exception:
+    pass
+sd += [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and p not in sd]
 print(json.dumps({"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "path": [p for p in sys.path if p],
- "cache_tag": getattr(sys.implementation, "cache_tag", None) or ""}))`
+ "cache_tag": getattr(sys.implementation, "cache_tag", None) or "", "site_dirs": sd}))`
 
 // probeFormat names what probeScript reports; cached answers of an older format are
 // probed again.
-const probeFormat = "2"
+const probeFormat = "3"
+
+// siteDirMTimes stats the site directories (-1 for one that does not exist).
+func siteDirMTimes(dirs []string) map[string]int64 {
+	out := make(map[string]int64, len(dirs))
+	for _, d := range dirs {
+		out[d] = -1
+		if st, err := os.Stat(d); err == nil {
+			out[d] = st.ModTime().UnixNano()
+		}
+	}
+	return out
+}
+
+// sitesUnchanged reports whether no site directory changed since info was probed.
+func sitesUnchanged(info PythonInfo) bool {
+	for d, mtime := range info.SiteDirs {
+		now := int64(-1)
+		if st, err := os.Stat(d); err == nil {
+			now = st.ModTime().UnixNano()
+		}
+		if now != mtime {
+			return false
+		}
+	}
+	return true
+}
 
 // ProbePython resolves the interpreter and asks it (once, then cached by the binary's
-// identity) for its real executable and sys.path. Running the real executable rather
-// than a launcher shim (pyenv's costs ~25 ms a start) keeps plugin start-up fast.
+// identity and the state of its site directories) for its real executable and
+// sys.path. Running the real executable rather than a launcher shim (pyenv's costs
+// ~25 ms a start) keeps plugin start-up fast.
 func ProbePython(ctx context.Context, configured string, env func(string) string, cacheDir, cwd string) (PythonInfo, error) {
 	path, err := exec.LookPath(configured)
 	if err != nil {
@@ -86,7 +123,7 @@ func ProbePython(ctx context.Context, configured string, env func(string) string
 	if b, err := os.ReadFile(cachePath); err == nil {
 		_ = json.Unmarshal(b, &cache)
 	}
-	if info, ok := cache[key]; ok {
+	if info, ok := cache[key]; ok && sitesUnchanged(info) {
 		if _, err := os.Stat(info.Executable); err == nil {
 			return info, nil
 		}
@@ -104,10 +141,18 @@ func ProbePython(ctx context.Context, configured string, env func(string) string
 		}
 		return PythonInfo{}, fmt.Errorf("python interpreter %s does not run (%v) %s: fix it or set plugins.python", abs, err, detail)
 	}
-	var info PythonInfo
-	if err := json.Unmarshal(out, &info); err != nil {
+	var answer struct {
+		PythonInfo
+		SiteDirs []string `json:"site_dirs"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
 		return PythonInfo{}, fmt.Errorf("python interpreter %s gave an unexpected answer: %w", abs, err)
 	}
+	info := answer.PythonInfo
+	// Stamped after the probe: a .pth file added in the few milliseconds between
+	// the interpreter reading its site directories and this stat goes unnoticed
+	// until the next change there.
+	info.SiteDirs = siteDirMTimes(answer.SiteDirs)
 	info.Configured = configured
 	if info.Executable == "" {
 		info.Executable = abs
