@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
+	"github.com/hermes-go/hermes/internal/yamlfast"
 )
 
 // Defaults and limits of the plugins.* settings.
@@ -94,12 +95,12 @@ func Plugins(d *Doc) (PluginSettings, []string) {
 	default:
 		warns = append(warns, fmt.Sprintf("plugins.python is %s, not an interpreter path; ignored", kindOf(p)))
 	}
-	switch v := sec["scan_on_install"].(type) {
-	case nil:
-	case bool:
-		ps.ScanOnInstall = v
-	default:
-		warns = append(warns, fmt.Sprintf("plugins.scan_on_install is %s, not true/false; scanning stays on", kindOf(v)))
+	if v := sec["scan_on_install"]; v != nil {
+		if b, ok := Bool(v); ok {
+			ps.ScanOnInstall = b
+		} else {
+			warns = append(warns, fmt.Sprintf("plugins.scan_on_install is %s, not true/false; scanning stays on", kindOf(v)))
+		}
 	}
 	if entries, ok := sec["entries"].(map[string]any); ok {
 		for id, e := range entries {
@@ -110,6 +111,12 @@ func Plugins(d *Doc) (PluginSettings, []string) {
 	}
 	return ps, warns
 }
+
+// Bool reads a config value as a boolean setting with upstream's YAML 1.1 words:
+// true/false, yes/no and on/off (in lower, Title or UPPER case) besides real
+// booleans, since upstream reads config.yaml with PyYAML. ok is false for anything
+// else. Use it wherever a setting is read as a boolean; stored values are untouched.
+func Bool(v any) (value, ok bool) { return yamlfast.Bool(v) }
 
 // timeoutSetting reads plugins.<key> as seconds with upstream's rules for
 // hook_callback_timeout: missing or null → default; not a number or negative → default

@@ -108,6 +108,12 @@ func TestToolCallTimeoutAndOtherSettings(t *testing.T) {
 		{"plugins: {tool_call_timeout: -1}\n", 120 * time.Second, "", true, "plugins.tool_call_timeout=-1 is negative; using default 120s"},
 		{"plugins: {tool_call_timeout: soon}\n", 120 * time.Second, "", true, "plugins.tool_call_timeout is not a number; using default 120s"},
 		{"plugins: {python: /usr/bin/python3.12, scan_on_install: false}\n", 120 * time.Second, "/usr/bin/python3.12", false, ""},
+		// Upstream reads config.yaml with PyYAML, where these words are booleans.
+		{"plugins:\n  scan_on_install: no\n", 120 * time.Second, "", false, ""},
+		{"plugins:\n  scan_on_install: Off\n", 120 * time.Second, "", false, ""},
+		{"plugins:\n  scan_on_install: YES\n", 120 * time.Second, "", true, ""},
+		{"plugins:\n  scan_on_install: n\n", 120 * time.Second, "", true,
+			"plugins.scan_on_install is a string, not true/false; scanning stays on"},
 		{"plugins: {python: 3, scan_on_install: maybe}\n", 120 * time.Second, "", true,
 			"plugins.python is a number, not an interpreter path; ignored|plugins.scan_on_install is a string, not true/false; scanning stays on"},
 	}

@@ -92,6 +92,10 @@ func TestParseFields(t *testing.T) {
 			[]string{"requires_env item 1 must be a variable name", "requires_env item 2 has no name", `requires_env item "OK": secret must be true or false`}},
 		{"requires_env not a list", "requires_env: FOO\n", func(m *Manifest) any { return m.RequiresEnv }, []EnvVar(nil),
 			[]string{"requires_env must be a list of variable names or {name, description, url, secret} mappings, not a string"}},
+		{"requires_env secret yes/on",
+			"requires_env:\n  - name: A\n    secret: yes\n  - name: B\n    password: On\n  - name: C\n    secret: no\n",
+			func(m *Manifest) any { return m.RequiresEnv },
+			[]EnvVar{{Name: "A", Secret: true}, {Name: "B", Secret: true}, {Name: "C"}}, nil},
 		{"optional_env", "optional_env: [A]\n", func(m *Manifest) any { return m.OptionalEnv }, []EnvVar{{Name: "A"}}, nil},
 
 		{"provides_tools", "provides_tools: [a, b]\n", func(m *Manifest) any { return m.ProvidesTools }, []string{"a", "b"}, nil},
@@ -147,10 +151,15 @@ func TestParseFields(t *testing.T) {
 				"opt":     {HasDefault: true},
 			}, nil},
 		{"config_schema problems",
-			"config_schema:\n  a: 5\n  b:\n    type: widget\n  c:\n    required: yes\n",
+			"config_schema:\n  a: 5\n  b:\n    type: widget\n  c:\n    required: y\n",
 			func(m *Manifest) any { return m.ConfigSchema },
 			map[string]SchemaField{"b": {Type: "widget"}, "c": {}},
 			[]string{`config_schema entry "a" must be a mapping`, `config_schema entry "b" declares unknown type "widget"`, `config_schema entry "c": required must be true or false`}},
+		// PyYAML (upstream) reads yes/no/on/off as booleans.
+		{"config_schema required yes",
+			"config_schema:\n  a:\n    required: yes\n  b:\n    required: Off\n",
+			func(m *Manifest) any { return m.ConfigSchema },
+			map[string]SchemaField{"a": {Required: true}, "b": {}}, nil},
 		{"config_schema not mapping", "config_schema: [a]\n", func(m *Manifest) any { return m.ConfigSchema }, map[string]SchemaField(nil),
 			[]string{"config_schema must be a mapping"}},
 
