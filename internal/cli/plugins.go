@@ -42,6 +42,20 @@ type listOptions struct {
 	enabledOnly, userOnly, noBundled, plain, json bool
 }
 
+// filters are the flags that narrow the listing, as typed.
+func (o listOptions) filters() []string {
+	var f []string
+	for _, x := range []struct {
+		on   bool
+		flag string
+	}{{o.enabledOnly, "--enabled"}, {o.userOnly, "--user"}, {o.noBundled, "--no-bundled"}} {
+		if x.on {
+			f = append(f, x.flag)
+		}
+	}
+	return f
+}
+
 type listRow struct {
 	Name        string `json:"name"`
 	Status      string `json:"status"`
@@ -91,7 +105,8 @@ func pluginsList(app *App, o listOptions) error {
 	}
 	var rows []listRow
 	pv := provenance{}
-	for _, p := range m.Plugins() {
+	all := m.Plugins()
+	for _, p := range all {
 		if (o.userOnly || o.noBundled) && p.Candidate.Source == "bundled" {
 			continue
 		}
@@ -110,6 +125,10 @@ func pluginsList(app *App, o listOptions) error {
 			rows = []listRow{}
 		}
 		return writeJSON(out, rows)
+	case len(rows) == 0 && len(all) > 0:
+		// Only a filter left nothing: saying none is installed would be false.
+		fmt.Fprintf(out, "No plugins match %s (%d installed; see hermes plugins list)\n", strings.Join(o.filters(), " "), len(all))
+		return nil
 	case len(rows) == 0:
 		fmt.Fprintln(out, "No plugins installed.")
 		fmt.Fprintln(out, "Install with: hermes plugins install owner/repo")
