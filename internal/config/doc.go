@@ -78,10 +78,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func yamlError(file string, err error) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
-		line := 0
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			line = tk.Position.Line
-		}
+		line, _ := yamlfast.ErrorPosition(ye.GetMessage(), ye.GetToken())
 		return &ParseError{File: file, Line: line, Msg: ye.GetMessage(), Err: err}
 	}
 	return &ParseError{File: file, Msg: err.Error(), Err: err}

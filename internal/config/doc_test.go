@@ -17,6 +17,10 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		wantText string // and contain this
 	}{
 		{"bad indentation", "model:\n  a: 1\n b: 2\n", "config.yaml:3:", "fix the file"},
+		// The line of the offending ':', as PyYAML reports it (goccy names the scalar before it).
+		{"indented key after a value", "_config_version: 21\nmodel: x\n  name: y\n", "config.yaml:3: mapping value is not allowed", ""},
+		{"indented key at the end", "model: x\n  name: y", "config.yaml:2: mapping value is not allowed", ""},
+		{"second colon on a line", "a: b: c\n", "config.yaml:1: mapping value is not allowed", ""},
 		{"unclosed flow list", "plugins:\n  enabled: [a, b\nmodel: x\n", "config.yaml:", "fix the file"},
 		{"tab indentation", "plugins:\n\tenabled: []\n", "config.yaml:2:", ""},
 		{"two documents", "a: 1\n---\nb: 2\n", "config.yaml:3:", "2 YAML documents"},

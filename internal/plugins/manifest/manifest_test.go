@@ -219,7 +219,10 @@ func TestParseErrors(t *testing.T) {
 		want string // substring of the error
 	}{
 		{"syntax error names file and line", "name: x\ndescription: [unclosed\nversion: 1\n", file + ":3:"},
-		{"bad indentation", "name: x\n  bad: y\n", file + ":1:"},
+		// The line and column of the offending ':', as PyYAML reports them.
+		{"bad indentation", "name: x\n  bad: y\n", file + ":2:6: invalid YAML: mapping value is not allowed"},
+		{"bad indentation after a number", "name: x\nversion: 1\n  bad: indent\n", file + ":3:6: invalid YAML: mapping value"},
+		{"second colon on a line", "name: a: b\n", file + ":1:8: invalid YAML: mapping value"},
 		{"top level list", "- a\n- b\n", file + ":1: the top level must be a mapping of manifest fields (name: ..., version: ...), not a list"},
 		{"top level scalar", "just text\n", "not a string"},
 		{"two documents", "name: a\n---\nname: b\n", "more than one YAML document"},

@@ -143,9 +143,7 @@ func yamlError(file string, err error) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		se := &SyntaxError{File: file, Msg: "invalid YAML: " + ye.GetMessage()}
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			se.Line, se.Col = tk.Position.Line, tk.Position.Column
-		}
+		se.Line, se.Col = yamlfast.ErrorPosition(ye.GetMessage(), ye.GetToken())
 		return se
 	}
 	return &SyntaxError{File: file, Msg: "invalid YAML: " + err.Error()}
