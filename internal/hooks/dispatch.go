@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 const (
@@ -242,7 +243,8 @@ type firing struct {
 
 // encode returns the payload as JSON, encoded once for every callback that forwards it.
 func (f *firing) encode() ([]byte, error) {
-	f.encodeOnce.Do(func() { f.encoded, f.encodeErr = json.Marshal(f.payload) })
+	// Without HTML escaping: a payload carrying HTML would grow sixfold on the wire.
+	f.encodeOnce.Do(func() { f.encoded, f.encodeErr = protocol.Marshal(f.payload) })
 	return f.encoded, f.encodeErr
 }
 

@@ -31,7 +31,7 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendValue encodes the plain JSON values tool arguments are made of, exactly
-// as encoding/json does (sorted keys, same escaping); anything else goes through it.
+// as encoding/json does (sorted keys, same escaping but for HTML, see Marshal); anything else goes through it.
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
@@ -92,7 +92,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	enc, err := json.Marshal(v)
+	enc, err := Marshal(v)
 	if err != nil {
 		return nil, err
 	}

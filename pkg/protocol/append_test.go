@@ -1,9 +1,11 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +79,65 @@ func FuzzToolCallParamsEncoding(f *testing.F) {
 			t.Fatalf("got %s, want %s", got, want)
 		}
 	})
+}
+
+// jsonNoHTML is what appendJSONString and Marshal must produce: encoding/json
+// without HTML escaping.
+func jsonNoHTML(t testing.TB, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func TestAppendJSONStringMatchesEncoder(t *testing.T) {
+	for _, s := range []string{
+		"", "plain", "<b>&amp;</b>", `q"uote\back`, "\b\f\n\r\t\x00\x01\x1f\x7f",
+		"é ü 日本 🙂", "\u2028\u2029", "bad \xff utf8 \xc3", "<" + strings.Repeat("é<", 50),
+	} {
+		got := appendJSONString([]byte("x"), s)
+		if want := append([]byte("x"), jsonNoHTML(t, s)...); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "<&>", "\u2028\xff\"\\\x01é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := appendJSONString(nil, s), jsonNoHTML(t, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+// Nothing sent on a connection grows with HTML: a tool's HTML output is as big on
+// the wire as it is.
+func TestEncodingLeavesHTMLAlone(t *testing.T) {
+	html := strings.Repeat("<a href='x'>&</a>", 10)
+	args := map[string]any{"page": html, "list": []any{html, 1.5}, "typed": []string{html}}
+	enc, err := (ToolCallParams{Handle: "h", Args: args}).appendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Marshal(EventParams{Handle: "h", Event: "e", Payload: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := EncodeHookCall("h", "post_tool_call", m)
+	for name, b := range map[string][]byte{"tool call": enc, "Marshal": m, "hook call": hook} {
+		if bytes.Contains(b, []byte(`\u00`)) {
+			t.Errorf("%s: HTML escaped: %.120s", name, b)
+		}
+		var back map[string]any
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Errorf("%s: not JSON: %v", name, err)
+		}
+	}
 }

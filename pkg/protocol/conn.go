@@ -400,11 +400,11 @@ func (c *Conn) dispatch(msg *Message) error {
 				cancel()
 			}()
 			if c.handler == nil {
-				c.respond(msg.ID, nil, Errorf(CodeMethodNotFound, "no handler for %s", msg.Method))
+				c.respond(msg.ID, msg.Method, nil, Errorf(CodeMethodNotFound, "no handler for %s", msg.Method))
 				return
 			}
 			res, err := c.safeHandle(ctx, msg.Method, msg.Params)
-			c.respond(msg.ID, res, err)
+			c.respond(msg.ID, msg.Method, res, err)
 		}()
 		return nil
 	case len(msg.ID) > 0: // response
@@ -436,7 +436,7 @@ func (c *Conn) safeHandle(ctx context.Context, method string, params json.RawMes
 	return c.handler(ctx, method, params)
 }
 
-func (c *Conn) respond(id json.RawMessage, res any, err error) {
+func (c *Conn) respond(id json.RawMessage, method string, res any, err error) {
 	msg := Message{JSONRPC: "2.0", ID: id}
 	if err != nil {
 		var perr *Error
@@ -446,20 +446,30 @@ func (c *Conn) respond(id json.RawMessage, res any, err error) {
 			msg.Error = &Error{Code: CodeInternal, Message: err.Error()}
 		}
 	} else {
-		b, merr := json.Marshal(res)
+		b, merr := Marshal(res)
 		if merr != nil {
 			msg.Error = &Error{Code: CodeInternal, Message: "encode result: " + merr.Error()}
 		} else {
 			msg.Result = b
 		}
 	}
-	_ = c.write(&msg)
+	werr := c.write(&msg, "response to "+method)
+	var big *TooLargeError
+	if errors.As(werr, &big) {
+		// The caller still gets an answer: the reason, not the connection's end.
+		msg.Result, msg.Error = nil, &Error{Code: CodeInternal, Message: werr.Error()}
+		_ = c.write(&msg, "response to "+method)
+	}
 }
 
-func (c *Conn) write(msg *Message) error {
-	b, err := json.Marshal(msg)
+// write sends one message; what names it in a TooLargeError.
+func (c *Conn) write(msg *Message, what string) error {
+	b, err := Marshal(msg)
 	if err != nil {
 		return err
+	}
+	if len(b)+1 > c.max {
+		return &TooLargeError{What: what, Size: len(b) + 1, Max: c.max}
 	}
 	return c.writeBytes(append(b, '\n'))
 }
@@ -497,6 +507,15 @@ func (c *Conn) writeRequest(id int64, method string, params []byte, ap jsonAppen
 		b = append(b, params...)
 	}
 	b = append(b, "}\n"...)
+	if len(b) > c.max {
+		// The peer would drop the connection over it (and every call with it).
+		err := &TooLargeError{What: method + " request", Size: len(b), Max: c.max}
+		if cap(b) <= 64<<10 {
+			*bp = b[:0]
+			framePool.Put(bp)
+		}
+		return err
+	}
 	err := c.writeBytes(b)
 	if err == nil {
 		c.reqsWritten.Add(1)
@@ -519,20 +538,6 @@ func (e *encodeError) Error() string { return fmt.Sprintf("encode %s params: %v"
 func (e *encodeError) Unwrap() error { return e.err }
 
 var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-// appendJSONString appends s as a JSON string; method names are plain ASCII, so the
-// general encoder is only needed for anything else.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
 
 // Call sends a request and waits for its response, decoding the result into result
 // (which may be nil). If ctx ends first, a cancel notification is sent to the peer and
@@ -633,7 +638,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		ap = a
 	} else {
 		var err error
-		if p, err = json.Marshal(params); err != nil {
+		if p, err = Marshal(params); err != nil {
 			return nil, fmt.Errorf("encode %s params: %w", method, err)
 		}
 	}
@@ -657,8 +662,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	if err := c.writeRequest(id, method, p, ap); err != nil {
 		c.forget(id)
-		if _, ok := err.(*encodeError); ok {
-			return nil, err
+		var big *TooLargeError
+		if _, ok := err.(*encodeError); ok || errors.As(err, &big) {
+			return nil, err // nothing was sent: the connection is fine
 		}
 		if errors.Is(err, ErrClosed) {
 			return nil, closedErr(c.Err())
@@ -770,11 +776,11 @@ func (c *Conn) forget(id int64) {
 
 // Notify sends a notification (no response expected).
 func (c *Conn) Notify(method string, params any) error {
-	p, err := json.Marshal(params)
+	p, err := Marshal(params)
 	if err != nil {
 		return err
 	}
-	return c.write(&Message{JSONRPC: "2.0", Method: method, Params: p})
+	return c.write(&Message{JSONRPC: "2.0", Method: method, Params: p}, method+" notification")
 }
 
 // Close stops the connection: pending calls fail with ErrClosed and served requests

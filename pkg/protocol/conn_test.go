@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -601,4 +602,61 @@ func TestConnCloseWakesReadersOfAnOpenPipe(t *testing.T) {
 		inW.Close()
 		inR.Close()
 	}
+}
+
+// TestConnOutgoingOverCapFailsOnlyThatMessage: a request or response that would be
+// over the peer's size cap is not sent (the peer would drop the connection and every
+// call with it); that one call fails saying what, how big and the cap, and the
+// connection carries on. HTML does not count sixfold.
+func TestConnOutgoingOverCapFailsOnlyThatMessage(t *testing.T) {
+	const max = 4096
+	eachTransport(t, func(t *testing.T, tr transport) {
+		echo := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+			if method == "big" {
+				return strings.Repeat("r", 2*max), nil
+			}
+			return params, nil
+		}
+		a, b := pair(t, tr, echo, echo, protocol.ConnOptions{MaxMessageBytes: max})
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+
+		// 1000 '<' would be 6000 bytes escaped: over the cap.
+		html := strings.Repeat("<", 1000)
+		var got json.RawMessage
+		if err := a.conn.Call(ctx, "echo", map[string]string{"s": html}, &got); err != nil {
+			t.Fatalf("HTML under the cap: %v", err)
+		}
+		if !strings.Contains(string(got), html) {
+			t.Fatalf("echo came back as %.80s", got)
+		}
+		for _, params := range []any{
+			map[string]string{"s": strings.Repeat("x", max)},
+			protocol.RawParams(`{"s":"` + strings.Repeat("x", max) + `"}`),
+			protocol.ToolCallParams{Handle: "h", Args: map[string]any{"s": strings.Repeat("x", max)}},
+		} {
+			err := a.conn.Call(ctx, "tool.call", params, nil)
+			var big *protocol.TooLargeError
+			if !errors.As(err, &big) || !errors.Is(err, protocol.ErrMessageTooLarge) {
+				t.Fatalf("%T over the cap: %v, want a TooLargeError", params, err)
+			}
+			for _, want := range []string{"tool.call request", strconv.Itoa(big.Size), "4096"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		}
+		// A handler's result over the cap: the caller gets the reason as an error.
+		err := a.conn.Call(ctx, "big", nil, nil)
+		var perr *protocol.Error
+		if !errors.As(err, &perr) || !strings.Contains(perr.Message, "response to big is") || !strings.Contains(perr.Message, "4096") {
+			t.Fatalf("result over the cap: %v, want an error response saying so", err)
+		}
+		// Both ends carry on.
+		for _, e := range []*end{a, b} {
+			if err := e.conn.Call(ctx, "echo", 1, nil); err != nil {
+				t.Fatalf("call after the refused messages: %v", err)
+			}
+		}
+	})
 }
