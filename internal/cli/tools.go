@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,38 @@ type toolRow struct {
 	Toolset     string `json:"toolset"`
 	Source      string `json:"source"`
 	Description string `json:"description"`
+	Available   bool   `json:"available"`
+	Unavailable string `json:"unavailable_reason,omitempty"`
+}
+
+// toolRows lists every tool with its availability. Only tools with a check_fn
+// cost a call, and those run side by side: one slow check must not add up.
+func toolRows(ctx context.Context, list []*tools.Tool) []toolRow {
+	rows := make([]toolRow, len(list))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, t := range list {
+		rows[i] = toolRow{Name: t.Name, Toolset: t.Toolset, Source: t.Source, Description: t.ModelDescription(), Available: true}
+		if t.Check == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ok, err := t.Available(ctx)
+			rows[i].Available = ok
+			switch {
+			case err != nil:
+				rows[i].Unavailable = "check_fn raised " + err.Error()
+			case !ok:
+				rows[i].Unavailable = "check_fn returned False"
+			}
+		}()
+	}
+	wg.Wait()
+	return rows
 }
 
 func newToolsListCmd(app *App) *cobra.Command {
@@ -41,10 +74,7 @@ func newToolsListCmd(app *App) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return app.runWithManager(cmd.Context(), func(m *plugins.Manager) error {
-				rows := []toolRow{}
-				for _, t := range m.Tools.List() {
-					rows = append(rows, toolRow{Name: t.Name, Toolset: t.Toolset, Source: t.Source, Description: t.ModelDescription()})
-				}
+				rows := toolRows(cmd.Context(), m.Tools.List())
 				if asJSON {
 					return writeJSON(app.IO.Out, rows)
 				}
@@ -55,7 +85,11 @@ func newToolsListCmd(app *App) *cobra.Command {
 				t := &table{color: app.Color()}
 				t.header("Name", "Toolset", "Source", "Description")
 				for _, r := range rows {
-					t.row(r.Name, r.Toolset, r.Source, truncate(r.Description, 70))
+					desc := r.Description
+					if !r.Available {
+						desc = "(unavailable: " + r.Unavailable + ") " + desc
+					}
+					t.row(r.Name, r.Toolset, r.Source, truncate(desc, 70))
 				}
 				t.write(app.IO.Out)
 				return nil

@@ -504,6 +504,8 @@ func (m *Manager) remoteCheck(p *Plugin, handle string) func(context.Context) bo
 		raw, err := p.call(cctx, protocol.MethodCheck, protocol.CheckCallParams{Handle: handle})
 		if err != nil {
 			m.log.Warn("check_fn failed; tool unavailable", "plugin", p.Key, "error", err)
+			pe := asPluginError(err)
+			tools.CheckFailed(ctx, fmt.Errorf("%s: %s", pe.typ, pe.msg))
 			return false
 		}
 		var ok bool

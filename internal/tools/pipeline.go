@@ -111,8 +111,11 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 			}
 		}
 	}
-	if tool.Check != nil && !tool.Check(ctx) {
+	if ok, err := tool.Available(ctx); !ok {
 		msg := fmt.Sprintf("Tool %s is not available right now (its availability check failed)", c.Name)
+		if err != nil {
+			msg = fmt.Sprintf("Tool %s is not available right now: its check_fn raised %v", c.Name, err)
+		}
 		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unavailable", ErrorMessage: msg, Args: args}
 	}
 	if err := tool.ValidateArgs(args); err != nil {

@@ -75,6 +75,31 @@ func (t *Tool) ModelDescription() string {
 	return t.Description
 }
 
+type checkReasonKey struct{}
+
+// CheckFailed lets a Check function say why it could not answer (the plugin's
+// check_fn raised): Available reports it. Check keeps its plain bool signature,
+// which the agent and the built-in plugins use as it is.
+func CheckFailed(ctx context.Context, err error) {
+	if p, ok := ctx.Value(checkReasonKey{}).(*error); ok && err != nil {
+		*p = err
+	}
+}
+
+// Available runs the tool's check (upstream check_fn). err is set when the check
+// failed instead of answering; ok is then false.
+func (t *Tool) Available(ctx context.Context) (ok bool, err error) {
+	if t.Check == nil {
+		return true, nil
+	}
+	var reason error
+	ok = t.Check(context.WithValue(ctx, checkReasonKey{}, &reason))
+	if reason != nil {
+		return false, reason
+	}
+	return ok, nil
+}
+
 // ShadowError reports a registration refused because the name is taken.
 type ShadowError struct {
 	Name, Existing, ExistingToolset string

@@ -178,3 +178,39 @@ func TestPipelineUnknownTool(t *testing.T) {
 		t.Fatalf("got %+v", out)
 	}
 }
+
+func TestAvailability(t *testing.T) {
+	cases := []struct {
+		name    string
+		check   func(context.Context) bool
+		wantOK  bool
+		wantErr string
+		result  string // substring of the call's result
+	}{
+		{"no check", nil, true, "", `{"got": "Ada"}`},
+		{"true", func(context.Context) bool { return true }, true, "", `{"got": "Ada"}`},
+		{"false", func(context.Context) bool { return false }, false, "", "its availability check failed"},
+		{"raised", func(ctx context.Context) bool {
+			CheckFailed(ctx, errors.New("ValueError: no key"))
+			return false
+		}, false, "ValueError: no key", "its check_fn raised ValueError: no key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewRegistry()
+			tl := echoTool("echo", "t", "p")
+			tl.Check = c.check
+			if err := r.Register(tl, false); err != nil {
+				t.Fatal(err)
+			}
+			ok, err := tl.Available(context.Background())
+			if ok != c.wantOK || (err == nil) != (c.wantErr == "") || err != nil && err.Error() != c.wantErr {
+				t.Fatalf("Available = %v, %v; want %v, %q", ok, err, c.wantOK, c.wantErr)
+			}
+			out := (&Pipeline{Registry: r}).Run(context.Background(), Call{Name: "echo", Args: map[string]any{"name": "Ada"}})
+			if !strings.Contains(out.Result, c.result) {
+				t.Fatalf("call result %s, want %q", out.Result, c.result)
+			}
+		})
+	}
+}
