@@ -328,6 +328,7 @@ type showJSON struct {
 	Path        string              `json:"path"`
 	Runtime     string              `json:"runtime"`
 	Loaded      bool                `json:"loaded"`
+	Deferred    bool                `json:"deferred,omitempty"` // a bundled platform plugin, left to a gateway
 	Tools       []string            `json:"tools"`
 	Hooks       []string            `json:"hooks"`
 	Commands    []string            `json:"commands"`
@@ -378,7 +379,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	out := showJSON{
 		Name: mf.Name, Key: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description,
 		Source: sourceLabel(provenance{}, p), Kind: mf.Kind, Path: p.Candidate.Dir, Runtime: p.Runtime, Loaded: p.IsLoaded(),
-		Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
+		Deferred: p.Decision.Deferred, Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
 		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
 	}
 	if out.Other == nil {
@@ -440,7 +441,16 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 		fmt.Fprintf(w, "Error:    %s\n", errText)
 	}
 	if !p.IsLoaded() {
-		if p.Status != plugins.StatusEnabled {
+		switch {
+		case p.Decision.Deferred:
+			// Upstream parks bundled platform plugins for the gateway whether or not
+			// they are enabled, so enabling one would change nothing here.
+			fmt.Fprintln(w, "\nNot loaded: deferred. A platform plugin is loaded by the gateway when its platform is used;")
+			fmt.Fprintln(w, "this host has no gateway yet, so it is not loaded (enabling it does not change that).")
+			if len(mf.ProvidesTools) > 0 {
+				fmt.Fprintf(w, "Its tools (%s) are not registered either.\n", strings.Join(mf.ProvidesTools, ", "))
+			}
+		case p.Status != plugins.StatusEnabled:
 			fmt.Fprintf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
 		}
 		if p.ErrorText() != "" {

@@ -13,8 +13,12 @@ type GateConfig struct {
 
 // Decision is the gate's verdict for one winning candidate.
 type Decision struct {
-	Load     bool // load now (the dependency-ordered pass, or a bundled backend)
-	Deferred bool // bundled platform: registered lazily, loaded on first use
+	// Load: load now (the dependency-ordered pass, or a bundled backend).
+	Load bool
+	// Deferred marks a bundled platform plugin: upstream leaves it to the gateway,
+	// which loads it when its platform is used. This host has no gateway, so a
+	// deferred plugin is never loaded.
+	Deferred bool
 	// Status is "enabled" when the plugin is active or will be (loaded,
 	// deferred, or a model provider owned by provider discovery),
 	// "disabled" when config disables it, else "not enabled".
