@@ -45,6 +45,7 @@ type App struct {
 
 	logMu     sync.Mutex
 	logFile   *os.File
+	logSize   int64 // bytes in logFile, to rotate it within a run
 	logFailed bool
 	windows   map[string]*rateWindow
 	homeVal   *home.Home

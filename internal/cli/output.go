@@ -90,24 +90,41 @@ func (a *App) pluginLogPath() string {
 func (a *App) appendLog(pluginID, stream, line string) {
 	a.logMu.Lock()
 	defer a.logMu.Unlock()
-	if a.logFile == nil {
-		if a.logFailed {
-			return
-		}
-		path := a.pluginLogPath()
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			a.logFailed = true
-			return
-		}
-		if st, err := os.Stat(path); err == nil && st.Size() > maxLogBytes {
-			_ = os.Rename(path, path+".1")
-		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			a.logFailed = true
-			return
-		}
-		a.logFile = f
+	if a.logFile == nil && (a.logFailed || !a.openLog()) {
+		return
 	}
-	fmt.Fprintf(a.logFile, "%s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), pluginID, stream, line)
+	n, _ := fmt.Fprintf(a.logFile, "%s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), pluginID, stream, line)
+	a.logSize += int64(n)
+	if a.logSize > maxLogBytes {
+		// Checked as it grows, not only at open: one run of a plugin that floods
+		// its output would otherwise fill the disk.
+		a.logFile.Close()
+		a.logFile = nil
+		a.openLog()
+	}
+}
+
+// openLog opens plugins.log for appending, first moving it to plugins.log.1 when it
+// is over the cap. Called with logMu held.
+func (a *App) openLog() bool {
+	path := a.pluginLogPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		a.logFailed = true
+		return false
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > maxLogBytes {
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		a.logFailed = true
+		return false
+	}
+	a.logFile, a.logSize = f, 0
+	if st, err := f.Stat(); err == nil && st.Size() <= maxLogBytes {
+		// Over the cap still means the rename failed: count from zero rather than
+		// retry it on every line.
+		a.logSize = st.Size()
+	}
+	return true
 }

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// plugins.log stays bounded within one run too: a plugin flooding its output
+// moves the log to plugins.log.1 whenever it passes the cap, and the newest lines
+// are always in plugins.log.
+func TestPluginLogRotatesDuringARun(t *testing.T) {
+	line := strings.Repeat("x", 1000)
+	for _, c := range []struct {
+		name     string
+		existing int64 // bytes already in plugins.log at start
+		write    int64 // bytes of lines this run writes
+	}{
+		{"fresh, one cap's worth and a half", 0, maxLogBytes * 3 / 2},
+		{"fresh, three caps' worth", 0, 3 * maxLogBytes},
+		{"half full at start", maxLogBytes / 2, maxLogBytes},
+		{"over the cap at start", maxLogBytes + 1, maxLogBytes / 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hh := t.TempDir()
+			logs := filepath.Join(hh, "logs")
+			path := filepath.Join(logs, "plugins.log")
+			if c.existing > 0 {
+				if err := os.MkdirAll(logs, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, bytes.Repeat([]byte("old\n"), int(c.existing/4)+1), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := &App{IO: &IO{Out: io.Discard, Err: io.Discard}, Env: func(k string) string {
+				if k == "HERMES_HOME" {
+					return hh
+				}
+				return ""
+			}}
+			defer a.Close()
+			n := c.write / int64(len(line))
+			for i := int64(0); i < n; i++ {
+				a.appendLog("flooder", "stdout", line)
+			}
+			a.appendLog("flooder", "stdout", "the last line")
+			a.Close()
+
+			slack := int64(len(line) + 100) // one line's worth past the cap
+			for _, p := range []string{path, path + ".1"} {
+				st, err := os.Stat(p)
+				if err != nil {
+					if p == path || c.existing+c.write <= maxLogBytes {
+						continue
+					}
+					t.Fatalf("no %s after writing %d bytes: %v", filepath.Base(p), c.existing+c.write, err)
+				}
+				if st.Size() > maxLogBytes+slack {
+					t.Errorf("%s is %d bytes, over the cap of %d", filepath.Base(p), st.Size(), maxLogBytes)
+				}
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasSuffix(b, []byte(" flooder stdout the last line\n")) {
+				t.Errorf("plugins.log does not end with the last line written: %q", b[max(0, len(b)-80):])
+			}
+		})
+	}
+}
