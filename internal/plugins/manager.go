@@ -5,6 +5,7 @@ package plugins
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -620,6 +621,17 @@ func (m *Manager) registerError(p *Plugin, err error) error {
 	var perr *protocol.Error
 	if errors.As(err, &perr) {
 		data := handlerData(perr)
+		// A relative import of a module the plugin should ship itself: pip advice
+		// would send the user looking for a package that does not exist.
+		var own struct {
+			Module string `json:"plugin_module"`
+			Dir    string `json:"plugin_dir"`
+		}
+		if len(perr.Data) > 0 && json.Unmarshal(perr.Data, &own) == nil && own.Module != "" {
+			file := strings.ReplaceAll(own.Module, ".", "/")
+			return fmt.Errorf("imports its own module '%s', which is not in the plugin directory %s: add %s.py (or a %s/ package) there, or fix the import",
+				own.Module, own.Dir, file, file)
+		}
 		if data.Module != "" {
 			interp := "the configured Python"
 			if m.python != nil {

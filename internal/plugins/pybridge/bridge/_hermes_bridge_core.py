@@ -489,6 +489,8 @@ class Bridge:
             sys.modules["hermes_plugins"] = pkg
         slug = (plugin.get("id") or plugin.get("name") or "plugin").replace("/", "__").replace("-", "_")
         name = "hermes_plugins." + slug
+        global _PLUGIN_PACKAGE
+        _PLUGIN_PACKAGE = (name, directory)
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -643,6 +645,11 @@ def _tool_result(value):
     return {"_hermes_unsupported_result": type(value).__name__}
 
 
+# (package name, directory) of the directory plugin this process loaded: a missing
+# module under that package is a file missing from the plugin, not a pip install.
+_PLUGIN_PACKAGE = None
+
+
 def _exception_error(exc):
     data = {
         "type": type(exc).__name__,
@@ -650,6 +657,9 @@ def _exception_error(exc):
     }
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         data["module"] = exc.name
+        if _PLUGIN_PACKAGE and exc.name.startswith(_PLUGIN_PACKAGE[0] + "."):
+            data["plugin_module"] = exc.name[len(_PLUGIN_PACKAGE[0]) + 1:]
+            data["plugin_dir"] = _PLUGIN_PACKAGE[1]
     message = str(exc)
     if isinstance(exc, KeyError) and exc.args:
         message = repr(exc.args[0])
