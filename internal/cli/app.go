@@ -51,6 +51,9 @@ type App struct {
 	homeVal   *home.Home
 	warned    int         // manager warnings already shown
 	configDoc *config.Doc // config.yaml as migrate parsed it, for the next Manager
+	// migrationUnsaved: the config migration could not be saved and is applied in
+	// memory for this command (see migrate).
+	migrationUnsaved bool
 	// approver is the interactive approval prompt of the last Manager (nil when no
 	// human can answer); chat may point its Prompter at its own line reader.
 	approver *approval.Approver

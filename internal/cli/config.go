@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
@@ -51,15 +52,24 @@ func newConfigCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := app.migrate(cmd.Context()); err != nil {
-				return err
-			}
 			value := config.ParseValue(args[1])
+			// The edit and the config migration are one write: an edit saved over an
+			// unmigrated file would lose the plugins it is about to grandfather. Setting
+			// first lets `config set plugins {}` repair a section the migration refuses.
+			var msgs []string
 			err = config.Store{Path: h.ConfigPath()}.Update(cmd.Context(), func(d *config.Doc) error {
-				return d.Set(args[0], value)
+				if err := d.Set(args[0], value); err != nil {
+					return err
+				}
+				var err error
+				msgs, err = config.Migrate(d, h.PluginsDir())
+				return err
 			})
 			if err != nil {
 				return err
+			}
+			for _, m := range msgs {
+				fmt.Fprintln(app.IO.Err, m)
 			}
 			fmt.Fprintf(app.IO.Out, "✓ Set %s = %s in %s\n", args[0], strings.TrimSpace(args[1]), h.ConfigPath())
 			return nil
@@ -104,9 +114,19 @@ func printValue(app *App, v any) error {
 	return nil
 }
 
+// migrateLockWait bounds how long a command waits for the config lock to save the
+// migration; writers hold it for milliseconds, so a longer wait means something is
+// stuck, and the command goes on with the migration applied in memory.
+const migrateLockWait = 2 * time.Second
+
 // migrate brings an existing config.yaml up to the current schema (v21: plugins are
 // opt-in; existing user plugins are grandfathered into plugins.enabled). A missing
 // file is a fresh install and is left alone.
+//
+// When the migrated file cannot be saved (a read-only HERMES_HOME, the lock held by
+// something else) the command still runs: the migration is applied in memory, for
+// this command only, and one warning says why it was not saved. Edits of a file that
+// cannot be written fail anyway when they try to write.
 func (a *App) migrate(ctx context.Context) error {
 	a.configDoc = nil
 	h, err := a.Home()
@@ -127,18 +147,44 @@ func (a *App) migrate(ctx context.Context) error {
 			return nil
 		}
 	}
+	if a.migrationUnsaved {
+		// Saving already failed once in this command: no second wait, no second warning.
+		if _, err := config.Migrate(doc, h.PluginsDir()); err != nil {
+			return err
+		}
+		a.configDoc = doc
+		return nil
+	}
 	var msgs []string
-	err = store.Update(ctx, func(d *config.Doc) error {
-		var err error
-		msgs, err = config.Migrate(d, h.PluginsDir())
-		return err
+	var migErr error
+	lockCtx, cancel := context.WithTimeout(ctx, migrateLockWait)
+	defer cancel()
+	err = store.Update(lockCtx, func(d *config.Doc) error {
+		msgs, migErr = config.Migrate(d, h.PluginsDir())
+		return migErr
 	})
-	if err != nil {
+	var pe *config.ParseError
+	switch {
+	case err == nil:
+		for _, m := range msgs {
+			fmt.Fprintln(a.IO.Err, m)
+		}
+		return nil
+	case migErr != nil, ctx.Err() != nil, errors.As(err, &pe):
 		return err
 	}
-	for _, m := range msgs {
-		fmt.Fprintln(a.IO.Err, m)
+	// The migration itself is fine; only saving it failed.
+	msgs, merr := config.Migrate(doc, h.PluginsDir())
+	if merr != nil {
+		return merr
 	}
+	what := fmt.Sprintf("config version %d", config.LatestVersion)
+	if len(msgs) > 0 {
+		what += " (" + strings.TrimPrefix(msgs[0], "✓ ") + ")"
+	}
+	a.warn(fmt.Sprintf("could not save the update of %s to %s: %v; it applies to this command only, and hermes tries again next time", h.ConfigPath(), what, err))
+	a.migrationUnsaved = true
+	a.configDoc = doc
 	return nil
 }
 

@@ -20,6 +20,16 @@ const (
 	msgNoneToGrand   = "✓ Plugins now opt-in: no existing plugins to grandfather. Use `hermes plugins enable <name>` to activate."
 )
 
+// ErrPluginsNotMapping is wrapped by Migrate's error when the plugins: section is not
+// a mapping, so the migration cannot add plugins.enabled. Read-only commands go on
+// without the migration (such a section enables nothing); edits report it.
+var ErrPluginsNotMapping = errors.New("plugins section is not a mapping")
+
+type pluginsNotMappingError struct{ msg string }
+
+func (e *pluginsNotMappingError) Error() string        { return e.msg }
+func (e *pluginsNotMappingError) Is(target error) bool { return target == ErrPluginsNotMapping }
+
 // Version returns the document's _config_version; a missing or unreadable value is 0.
 func Version(d *Doc) int {
 	v, _ := d.Get(VersionKey)
@@ -61,7 +71,7 @@ func Migrate(d *Doc, pluginsDir string) ([]string, error) {
 	raw, _ := d.Get("plugins")
 	sec, isMap := raw.(map[string]any)
 	if raw != nil && !isMap {
-		return nil, fmt.Errorf("%s: plugins is %s, not a mapping, so plugins.enabled cannot be added; fix it and run hermes again", d.name, kindOf(raw))
+		return nil, &pluginsNotMappingError{fmt.Sprintf("%s: plugins is %s, not a mapping, so plugins.enabled cannot be added; fix it and run hermes again", d.name, kindOf(raw))}
 	}
 	if _, has := sec["enabled"]; !has {
 		disabled := map[string]bool{}

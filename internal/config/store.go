@@ -108,13 +108,34 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 	ok, err := fl.TryLockContext(ctx, lockRetry)
 	if err != nil || !ok {
 		_ = fl.Close()
-		if err == nil {
-			err = errors.New("lock not acquired")
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, &lockTimeoutError{path: path, err: err}
+		case err == nil || ctx.Err() != nil:
+			if err == nil {
+				err = errors.New("lock not acquired")
+			}
+			return nil, fmt.Errorf("wait for lock %s (another hermes may be writing it): %w", path, err)
 		}
-		return nil, fmt.Errorf("wait for lock %s (another hermes may be writing it): %w", path, err)
+		// Not contention: the lock file itself cannot be opened (permissions, a
+		// read-only file system, a directory in its place).
+		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, err)
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// lockTimeoutError is a lock wait that ran out of time; it unwraps to
+// context.DeadlineExceeded without repeating it in the message.
+type lockTimeoutError struct {
+	path string
+	err  error
+}
+
+func (e *lockTimeoutError) Error() string {
+	return fmt.Sprintf("timed out waiting for the lock %s (another hermes may be writing it)", e.path)
+}
+
+func (e *lockTimeoutError) Unwrap() error { return e.err }
 
 // writeAtomic writes data to a temp file in path's directory, fsyncs it and renames it
 // over path, then fsyncs the directory. keepMode keeps an existing file's permissions;

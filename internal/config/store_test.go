@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
@@ -336,4 +338,52 @@ func assertMode(t *testing.T, path string, want os.FileMode) {
 	if got := fi.Mode().Perm(); got != want {
 		t.Errorf("%s mode = %o, want %o", path, got, want)
 	}
+}
+
+// TestUpdateLockFailuresSayWhy: a lock held elsewhere past the deadline says it
+// timed out; a lock file that cannot be opened says so, with the system's reason.
+func TestUpdateLockFailuresSayWhy(t *testing.T) {
+	t.Run("timeout", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		holder := flock.New(path + ".lock")
+		if err := holder.Lock(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = holder.Unlock() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		err := Store{Path: path}.Update(ctx, appendItem("a"))
+		want := "timed out waiting for the lock " + path + ".lock (another hermes may be writing it)"
+		if err == nil || err.Error() != want || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Update = %v, want %q wrapping context.DeadlineExceeded", err, want)
+		}
+	})
+	t.Run("lock file is a directory", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.Mkdir(path+".lock", 0o700); err != nil {
+			t.Fatal(err)
+		}
+		err := Store{Path: path}.Update(context.Background(), appendItem("a"))
+		if err == nil || !strings.HasPrefix(err.Error(), "cannot open the lock file "+path+".lock: ") {
+			t.Fatalf("Update = %v, want a 'cannot open the lock file' error", err)
+		}
+	})
+	t.Run("permission", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root may write any directory")
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(path, []byte("a: 1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+		err := Store{Path: path}.Update(context.Background(), appendItem("a"))
+		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "cannot open the lock file") {
+			t.Fatalf("Update = %v, want a permission error opening the lock file", err)
+		}
+	})
 }
