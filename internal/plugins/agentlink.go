@@ -101,7 +101,7 @@ const middlewareSchemaVersion = "hermes.middleware.v1"
 
 func (m *Manager) registerMiddleware(p *Plugin, kind, handle string) {
 	if !middlewareKinds[kind] {
-		m.warn("plugin %s registered unknown middleware kind '%s' (valid: llm_execution, llm_request, tool_execution, tool_request)", p.Key, kind)
+		m.warnFor(p, "plugin %s registered unknown middleware kind '%s' (valid: llm_execution, llm_request, tool_execution, tool_request)", p.Key, kind)
 	}
 	reg := &middlewareReg{kind: kind, plugin: p.Key, invoke: m.remoteMiddleware(p, handle)}
 	m.addPending(p, func(r *registrations) {

@@ -236,8 +236,11 @@ func (m *Manager) registerTool(p *Plugin, rp protocol.RegisterToolParams, handle
 			"Plugin '%s' cannot override built-in tool '%s'. Set plugins.entries.%s.allow_tool_override: true in config.yaml to allow this plugin to replace built-in tools.",
 			p.Candidate.Manifest.Name, rp.Name, p.Key)
 	}
-	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key && !rp.Override {
-		m.warn("plugin %s tried to shadow tool '%s' (registered by %s) without override=True; skipped", p.Key, rp.Name, existing.Source)
+	// Only a tool held before this load began is refused here; a clash with another
+	// plugin of the same load is settled at commit, in load order, whichever
+	// register() runs first.
+	if existing, ok := m.Tools.Get(rp.Name); ok && existing.Source != p.Key && !rp.Override && !m.loadingPlugin(existing.Source) {
+		m.warnFor(p, "plugin %s tried to shadow tool '%s' (registered by %s) without override=True; skipped", p.Key, rp.Name, existing.Source)
 		return protocol.RegisterResult{Registered: false, Warning: "tool name already taken"}, nil
 	}
 	t := &tools.Tool{
@@ -291,11 +294,11 @@ var commandModes = map[string]bool{"options": true, "text": true, "mixed": true}
 func (m *Manager) registerCommand(p *Plugin, rp protocol.RegisterCommandParams, run func(context.Context, string) (string, bool, error)) (any, error) {
 	name := strings.ReplaceAll(strings.TrimLeft(strings.TrimSpace(strings.ToLower(rp.Name)), "/"), " ", "-")
 	if name == "" {
-		m.warn("plugin %s registered a command with an empty name; skipped", p.Key)
+		m.warnFor(p, "plugin %s registered a command with an empty name; skipped", p.Key)
 		return protocol.RegisterResult{Registered: false}, nil
 	}
 	if builtinSlashCommands[name] {
-		m.warn("plugin %s: command '/%s' conflicts with a built-in command. Skipping.", p.Key, name)
+		m.warnFor(p, "plugin %s: command '/%s' conflicts with a built-in command. Skipping.", p.Key, name)
 		return protocol.RegisterResult{Registered: false, Warning: "conflicts with a built-in command"}, nil
 	}
 	mode := rp.ArgumentMode
@@ -321,7 +324,7 @@ func (m *Manager) registerCLICommand(p *Plugin, name, help, description string, 
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "register_cli_command: name %q must be letters, digits, '-' or '_'", name)
 	}
 	if builtinCLIVerbs[name] {
-		m.warn("plugin %s: CLI command '%s' conflicts with a built-in hermes command; skipped", p.Key, name)
+		m.warnFor(p, "plugin %s: CLI command '%s' conflicts with a built-in hermes command; skipped", p.Key, name)
 		return protocol.RegisterResult{Registered: false, Warning: "conflicts with a built-in command"}, nil
 	}
 	c := &CLICommand{Name: name, Help: help, Description: description, Plugin: p.Key, Run: run}

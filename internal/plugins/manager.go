@@ -145,6 +145,38 @@ func (m *Manager) warn(format string, args ...any) {
 	}
 }
 
+// warnFor records a warning about p. While Load runs p's register() (plugins
+// register in parallel) the warning is held with p and recorded at p's turn to
+// commit, so load-time warnings come out in load order, run after run.
+func (m *Manager) warnFor(p *Plugin, format string, args ...any) {
+	p.mu.Lock()
+	if p.holdWarns {
+		p.heldWarns = append(p.heldWarns, fmt.Sprintf(format, args...))
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	m.warn(format, args...)
+}
+
+// loadingPlugin reports whether key is a plugin of the Load in progress.
+func (m *Manager) loadingPlugin(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.loading[key]
+}
+
+// releaseWarns records p's held warnings and stops holding them.
+func (m *Manager) releaseWarns(p *Plugin) {
+	p.mu.Lock()
+	held := p.heldWarns
+	p.holdWarns, p.heldWarns = false, nil
+	p.mu.Unlock()
+	for _, w := range held {
+		m.warn("%s", w)
+	}
+}
+
 // Settings returns the plugins.* config read by Discover.
 func (m *Manager) Settings() config.PluginSettings { return m.settings }
 
@@ -401,6 +433,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 		index[p] = i
 		p.mu.Lock()
 		p.earlierCommitted = none
+		p.holdWarns = true
 		if i > 0 {
 			p.earlierCommitted = committed[i-1]
 		}
@@ -443,6 +476,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 			if i > 0 {
 				<-committed[i-1]
 			}
+			m.releaseWarns(p)
 			if p.errorText() != "" {
 				p.discardPending()
 				return

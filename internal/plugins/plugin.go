@@ -30,6 +30,10 @@ type Plugin struct {
 	// earlierCommitted is closed once every plugin before this one in load
 	// order has committed its registrations (nil outside Load).
 	earlierCommitted <-chan struct{}
+	// holdWarns is set while Load runs this plugin's register(): its warnings are
+	// kept in heldWarns and recorded at its turn to commit, in load order.
+	holdWarns bool
+	heldWarns []string
 }
 
 // Registered is a snapshot of what a plugin registered, for `plugins show`.
