@@ -170,6 +170,11 @@ func (a *App) migrate(ctx context.Context) error {
 			fmt.Fprintln(a.IO.Err, m)
 		}
 		return nil
+	case errors.Is(migErr, config.ErrPluginsNotMapping):
+		// Such a section enables nothing, as upstream reads it, and the manager warns
+		// about it; only edits need the migration, and they report the error.
+		a.configDoc = doc
+		return nil
 	case migErr != nil, ctx.Err() != nil, errors.As(err, &pe):
 		return err
 	}

@@ -78,6 +78,8 @@ func Plugins(d *Doc) (PluginSettings, []string) {
 				ps.Disabled = append(ps.Disabled, s)
 			}
 		}
+	} else if v, present := sec["disabled"]; present && v != nil {
+		warns = append(warns, fmt.Sprintf("plugins.disabled is %s, not a list; no plugins are disabled", kindOf(v)))
 	}
 
 	var w string

@@ -33,7 +33,8 @@ func TestPluginsEnabledDisabled(t *testing.T) {
 		{"enabled list", "plugins:\n  enabled: [a, observability/langfuse]\n", []string{"a", "observability/langfuse"}, true, nil, 0},
 		{"enabled not a list", "plugins:\n  enabled: a\n", nil, false, nil, 1},
 		{"non-string entry skipped", "plugins:\n  enabled: [a, 3]\n", []string{"a"}, true, nil, 1},
-		{"disabled not a list", "plugins:\n  disabled: x\n", nil, false, nil, 0},
+		{"disabled not a list", "plugins:\n  disabled: x\n", nil, false, nil, 1},
+		{"disabled mapping", "plugins:\n  disabled: {a: 1}\n", nil, false, nil, 1},
 		{"plugins not a mapping", "plugins: [a]\n", nil, false, nil, 1},
 	}
 	for _, tc := range tests {
