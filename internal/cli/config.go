@@ -46,8 +46,11 @@ func newConfigCmd(app *App) *cobra.Command {
 	set := &cobra.Command{
 		Use:   "set KEY VALUE",
 		Short: "Set the value at a dotted KEY (VALUE is read as YAML: true, 30, [a, b], text)",
-		Args:  cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			return cobra.ExactArgs(2)(cmd, setArgs(args))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = setArgs(args)
 			h, err := app.Home()
 			if err != nil {
 				return err
@@ -75,6 +78,8 @@ func newConfigCmd(app *App) *cobra.Command {
 			return nil
 		},
 	}
+	// Nothing after KEY is a flag, so a VALUE such as -1 or -x reaches ParseValue.
+	set.Flags().SetInterspersed(false)
 	path := &cobra.Command{
 		Use:         "path",
 		Short:       "Print the path of config.yaml",
@@ -91,6 +96,15 @@ func newConfigCmd(app *App) *cobra.Command {
 	}
 	cmd.AddCommand(get, set, path)
 	return cmd
+}
+
+// setArgs drops a "--" between KEY and VALUE: with flag parsing stopped at KEY (so
+// VALUE may be -1), the habitual `config set KEY -- -1` would otherwise pass it on.
+func setArgs(args []string) []string {
+	if len(args) == 3 && args[1] == "--" {
+		return []string{args[0], args[2]}
+	}
+	return args
 }
 
 func printValue(app *App, v any) error {
