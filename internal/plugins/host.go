@@ -56,7 +56,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 				return nil, err
 			}
 			m.addPending(p, func(r *registrations) {
-				r.hooks = append(r.hooks, hookReg{hook: rp.Hook, callback: rp.Callback,
+				r.hooks = append(r.hooks, hookReg{hook: rp.Hook, callback: rp.Callback, handle: rp.Handle,
 					invoke: m.remoteHook(p, rp.Hook, rp.Handle), invokeEncoded: m.remoteHookEncoded(p, rp.Hook, rp.Handle)})
 			})
 			return protocol.RegisterResult{Registered: true}, nil
@@ -99,7 +99,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &dp); err != nil {
 				return nil, err
 			}
-			if err := m.dispose(p, dp.Kind, dp.Key); err != nil {
+			if err := m.dispose(p, dp.Kind, dp.Key, dp.Handle); err != nil {
 				return nil, protocol.Errorf(protocol.CodeNotAvailable, "%v", err)
 			}
 			return map[string]bool{"ok": true}, nil

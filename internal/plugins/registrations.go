@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -38,6 +39,9 @@ type toolReg struct {
 type hookReg struct {
 	hook     string
 	callback string
+	handle   string // the plugin's handle (out-of-process callbacks), for dispose
+	// unregister removes the committed callback (set by commit).
+	unregister func()
 	invoke   func(ctx context.Context, payload map[string]any) (any, error)
 	// invokeEncoded is set for out-of-process callbacks (see hooks.Callback).
 	invokeEncoded func(ctx context.Context, payload []byte) (any, error)
@@ -110,7 +114,8 @@ func (m *Manager) commit(p *Plugin) {
 		if !hooks.Valid(hr.hook) {
 			m.warn("plugin %s registered unknown hook '%s'; it is stored but nothing fires it", p.Key, hr.hook)
 		}
-		unregs = append(unregs, m.Hooks.Register(hr.hook, hooks.Callback{PluginID: p.Key, Name: hr.callback, Invoke: hr.invoke, InvokeEncoded: hr.invokeEncoded}))
+		hr.unregister = m.Hooks.Register(hr.hook, hooks.Callback{PluginID: p.Key, Name: hr.callback, Invoke: hr.invoke, InvokeEncoded: hr.invokeEncoded})
+		unregs = append(unregs, hr.unregister)
 		kept.hooks = append(kept.hooks, hr)
 	}
 	m.mu.Lock()
@@ -231,25 +236,60 @@ func (m *Manager) addPending(p *Plugin, add func(r *registrations)) {
 	}
 }
 
-// dispose withdraws one registration by kind and key (PluginRegistration.dispose()).
-func (m *Manager) dispose(p *Plugin, kind, key string) error {
+// dispose withdraws one registration (PluginRegistration.dispose()): a tool
+// by name, a hook callback by its handle, a slash or CLI command by name.
+// Disposing what is already gone does nothing, as upstream's dispose is
+// idempotent.
+func (m *Manager) dispose(p *Plugin, kind, key, handle string) error {
 	switch kind {
 	case "tool":
 		p.mu.Lock()
-		for i, t := range p.pending.tools {
-			if t.tool.Name == key {
-				p.pending.tools = append(p.pending.tools[:i], p.pending.tools[i+1:]...)
-				break
-			}
-		}
-		for i, t := range p.regs.tools {
-			if t.tool.Name == key {
-				p.regs.tools = append(p.regs.tools[:i], p.regs.tools[i+1:]...)
-				break
-			}
-		}
+		p.pending.tools = slices.DeleteFunc(p.pending.tools, func(t toolReg) bool { return t.tool.Name == key })
+		p.regs.tools = slices.DeleteFunc(p.regs.tools, func(t toolReg) bool { return t.tool.Name == key })
 		p.mu.Unlock()
 		m.Tools.Remove(key, p.Key)
+		return nil
+	case "hook":
+		if handle == "" {
+			return fmt.Errorf("dispose of a hook registration needs its handle; this one stays active until the plugin unloads")
+		}
+		var gone []hookReg
+		p.mu.Lock()
+		match := func(h hookReg) bool {
+			if h.hook == key && h.handle == handle {
+				gone = append(gone, h)
+				return true
+			}
+			return false
+		}
+		p.pending.hooks = slices.DeleteFunc(p.pending.hooks, match)
+		p.regs.hooks = slices.DeleteFunc(p.regs.hooks, match)
+		p.mu.Unlock()
+		for _, h := range gone {
+			if h.unregister != nil {
+				h.unregister()
+			}
+		}
+		return nil
+	case "command", "cli_command":
+		name := key
+		if kind == "command" {
+			name = strings.ReplaceAll(strings.TrimLeft(strings.TrimSpace(strings.ToLower(key)), "/"), " ", "-")
+		}
+		p.mu.Lock()
+		p.pending.commands = slices.DeleteFunc(p.pending.commands, func(c *Command) bool { return kind == "command" && c.Name == name })
+		p.regs.commands = slices.DeleteFunc(p.regs.commands, func(c *Command) bool { return kind == "command" && c.Name == name })
+		p.pending.cliCommands = slices.DeleteFunc(p.pending.cliCommands, func(c *CLICommand) bool { return kind == "cli_command" && c.Name == name })
+		p.regs.cliCommands = slices.DeleteFunc(p.regs.cliCommands, func(c *CLICommand) bool { return kind == "cli_command" && c.Name == name })
+		p.mu.Unlock()
+		m.mu.Lock()
+		if c := m.commands[name]; kind == "command" && c != nil && c.Plugin == p.Key {
+			delete(m.commands, name)
+		}
+		if c := m.cliCmds[name]; kind == "cli_command" && c != nil && c.Plugin == p.Key {
+			delete(m.cliCmds, name)
+		}
+		m.mu.Unlock()
 		return nil
 	}
 	return fmt.Errorf("dispose of a %s registration is not supported yet; it stays active until the plugin unloads", kind)

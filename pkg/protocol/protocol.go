@@ -351,6 +351,8 @@ const MethodDispose = "ctx.dispose"
 type DisposeParams struct {
 	Kind string `json:"kind"`
 	Key  string `json:"key"`
+	// Handle tells apart several callbacks of one plugin on one hook.
+	Handle string `json:"handle,omitempty"`
 }
 
 // MiddlewareNextParams is a middleware's next_call(payload).

@@ -852,10 +852,19 @@ class PluginRegistration:
         return self._active
 
     def dispose(self):
+        # Idempotent and never raising, as upstream's: a kind this host cannot
+        # withdraw yet stays active (and says so in hermes' log).
         if not self._active:
             return
+        params = {"kind": self.kind, "key": self.key}
+        if self.kind == "hook" and self._handle is not None:
+            params["handle"] = self._handle
+        try:
+            self._ctx._call("ctx.dispose", params)
+        except HermesNotAvailableError as exc:
+            self._ctx._bridge.notify("log", {"level": "warning", "message": "dispose of %s %r: %s" % (self.kind, self.key, exc)})
+            return
         self._active = False
-        self._ctx._call("ctx.dispose", {"kind": self.kind, "key": self.key})
 
     release = dispose
 
@@ -1078,8 +1087,9 @@ class PluginContext:
         if not hook_name or not callable(callback):
             raise TypeError("register_hook(hook_name, callback): a hook name and a callable are required")
         qual = getattr(callback, "__qualname__", None) or getattr(callback, "__name__", None) or repr(callback)
-        self._call("ctx.register_hook", {"hook": hook_name, "handle": self._handle(callback), "callback": qual})
-        return PluginRegistration(self, "hook", hook_name)
+        handle = self._handle(callback)
+        self._call("ctx.register_hook", {"hook": hook_name, "handle": handle, "callback": qual})
+        return PluginRegistration(self, "hook", hook_name, handle)
 
     def register_command(self, name, handler, description="", args_hint="", argument_mode=None, **kwargs):
         if not callable(handler):
