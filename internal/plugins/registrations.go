@@ -42,7 +42,7 @@ type hookReg struct {
 	handle   string // the plugin's handle (out-of-process callbacks), for dispose
 	// unregister removes the committed callback (set by commit).
 	unregister func()
-	invoke   func(ctx context.Context, payload map[string]any) (any, error)
+	invoke     func(ctx context.Context, payload map[string]any) (any, error)
 	// invokeEncoded is set for out-of-process callbacks (see hooks.Callback).
 	invokeEncoded func(ctx context.Context, payload []byte) (any, error)
 }
