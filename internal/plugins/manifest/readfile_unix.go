@@ -35,7 +35,7 @@ func openRead(path string) (int, error) {
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
 			unix.Close(fd)
-			return -1, &home.NotRegularError{Path: path, Mode: fileMode(st.Mode)}
+			return -1, &home.NotRegularError{Path: path, Mode: fileMode(uint32(st.Mode))}
 		}
 		return fd, nil
 	}
