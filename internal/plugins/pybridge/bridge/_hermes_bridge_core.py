@@ -27,6 +27,13 @@ CO_VARKEYWORDS = 0x08
 CO_COROUTINE = 0x80
 
 
+class _TooLarge(ValueError):
+    """A message over the protocol's size cap, which is never sent."""
+
+    def __init__(self, size):
+        ValueError.__init__(self, "%d bytes, over the protocol message size cap of %d bytes" % (size, MAX_LINE))
+
+
 class HermesNotAvailableError(RuntimeError):
     """Raised by ctx APIs this host accepts but does not serve yet."""
 
@@ -147,6 +154,9 @@ class Bridge:
 
     def send(self, msg):
         data = (_dumps(msg) + "\n").encode("utf-8")
+        if len(data) > MAX_LINE:
+            # The host would take an over-cap line as a protocol violation and stop us.
+            raise _TooLarge(len(data))
         with self.write_lock:
             self.wfile.write(data)
             self.wfile.flush()
@@ -186,7 +196,12 @@ class Bridge:
             self.next_id += 1
             rid = self.next_id
             self.pending[rid] = slot
-        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        try:
+            self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        except BaseException:
+            with self.state_lock:
+                self.pending.pop(rid, None)
+            raise
         while slot.msg is None:
             if self.tok.acquire(blocking=False):
                 try:
@@ -348,10 +363,16 @@ class Bridge:
                 else:
                     data = None
                 if data is not None:
-                    with self.write_lock:
-                        self.wfile.write(data.encode("utf-8"))
-                    return
-            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+                    raw = data.encode("utf-8")
+                    if len(raw) <= MAX_LINE:
+                        with self.write_lock:
+                            self.wfile.write(raw)
+                        return
+                    result = _TooLarge(len(raw))
+            if isinstance(result, _TooLarge):
+                reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "result is %s" % result}}
+            else:
+                reply = {"jsonrpc": "2.0", "id": rid, "result": result}
         except HostError as exc:
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": str(exc)}}
         except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
@@ -364,6 +385,8 @@ class Bridge:
             return
         try:
             self.send(reply)
+        except _TooLarge as exc:
+            self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "result is %s" % exc}})
         except (TypeError, ValueError) as exc:
             self.send({"jsonrpc": "2.0", "id": rid,
                        "error": {"code": -32603, "message": "result is not JSON-serialisable: %s" % exc}})
