@@ -17,7 +17,14 @@ import (
 )
 
 // Store is the config file on disk, usually $HERMES_HOME/config.yaml.
-type Store struct{ Path string }
+type Store struct {
+	Path string
+	// PluginsDir, when set, has Update bring an older file up to the current
+	// schema before its edit, in the same write: an edit must never land on an
+	// unmigrated file, whose plugins.enabled it would create and so keep the
+	// v21 migration from grandfathering the installed plugins.
+	PluginsDir string
+}
 
 // lockRetry is how often a waiting writer retries the sidecar lock.
 const lockRetry = 5 * time.Millisecond
@@ -74,6 +81,11 @@ func (s Store) Update(ctx context.Context, fn func(d *Doc) error) error {
 		}
 	}
 	before := d.Bytes()
+	if s.PluginsDir != "" {
+		if _, err := Migrate(d, s.PluginsDir); err != nil {
+			return err
+		}
+	}
 	if err := fn(d); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -386,4 +387,35 @@ func TestUpdateLockFailuresSayWhy(t *testing.T) {
 			t.Fatalf("Update = %v, want a permission error opening the lock file", err)
 		}
 	})
+}
+
+// An edit through a Store that knows the plugins directory migrates an older
+// file first, in the same write: the edit must not create plugins.enabled on
+// an unmigrated file and so switch off the plugins the migration grandfathers.
+func TestUpdateMigratesBeforeTheEdit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.MkdirAll(filepath.Join(plugins, "old-one"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "old-one", "plugin.yaml"), []byte("name: old-one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("_config_version: 20  # old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Store{Path: path, PluginsDir: plugins}).Update(context.Background(), appendItem("new-one")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Store{Path: path}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := d.Get("plugins.enabled"); !reflect.DeepEqual(v, []any{"old-one", "new-one"}) {
+		t.Errorf("plugins.enabled = %v, want [old-one new-one]", v)
+	}
+	if v, _ := d.Get("_config_version"); v != LatestVersion {
+		t.Errorf("_config_version = %v, want %d", v, LatestVersion)
+	}
 }

@@ -104,7 +104,7 @@ func New(opts Options) *Manager {
 	}
 	m := &Manager{
 		opts:     opts,
-		store:    config.Store{Path: opts.Home.ConfigPath()},
+		store:    config.Store{Path: opts.Home.ConfigPath(), PluginsDir: opts.Home.PluginsDir()},
 		log:      opts.Logger,
 		Tools:    tools.NewRegistry(),
 		plugins:  map[string]*Plugin{},
