@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -80,6 +82,8 @@ type Manager struct {
 	pythonErr error
 	loading   map[string]bool // keys being loaded right now (answers has_plugin during register)
 	live      bool            // Load has finished: warnings are logged, not kept (see warn)
+	envOnce   sync.Once
+	env       []string // plugin processes' environment without HERMES_HOME (see pluginEnv)
 	commands  map[string]*Command
 	cliCmds   map[string]*CLICommand
 	bus       *eventBus
@@ -642,9 +646,38 @@ func manifestForPlugin(mf *manifest.Manifest) map[string]any {
 const registerTimeout = 60 * time.Second
 
 func (m *Manager) pluginEnv() []string {
-	env := os.Environ()
-	env = append(env, home.EnvHome+"="+m.opts.Home.Dir)
-	return env
+	m.envOnce.Do(func() {
+		dotenv, err := config.ReadDotenv(m.opts.Home.EnvPath())
+		if err != nil {
+			m.warn("plugins start without the variables of %s: %v", m.opts.Home.EnvPath(), err)
+		}
+		m.env = withDotenv(os.Environ(), dotenv)
+	})
+	return append(slices.Clip(m.env), home.EnvHome+"="+m.opts.Home.Dir)
+}
+
+// withDotenv is the environment plugins get: $HERMES_HOME/.env over the
+// process's, as upstream's load_hermes_dotenv does (a key saved there, e.g. by
+// the install prompt for requires_env, wins over a stale exported one).
+func withDotenv(environ []string, dotenv map[string]string) []string {
+	if len(dotenv) == 0 {
+		return environ
+	}
+	out := make([]string, 0, len(environ)+len(dotenv))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := dotenv[k]; !over {
+			out = append(out, kv)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(dotenv))
+	for _, k := range keys {
+		if k == home.EnvHome {
+			continue // the profile's home is hermes' to set
+		}
+		out = append(out, k+"="+dotenv[k])
+	}
+	return out
 }
 
 // registerError turns a failed register call into the message users see.
