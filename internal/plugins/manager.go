@@ -410,6 +410,10 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 				continue
 			}
 		}
+		// config_schema mismatches only warn, as upstream's: the plugin loads.
+		for _, w := range manifest.ValidateSettings(c.Manifest.ConfigSchema, manifest.EntrySettings(m.settings.Entries[c.Key]), c.Key) {
+			m.warn("%s", w)
+		}
 		ready = append(ready, p)
 	}
 	m.mu.Lock()
