@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/yamlfast"
 )
 
 // Capability is one privileged host surface a plugin may ask for.
@@ -73,7 +75,8 @@ func Granted(cfg map[string]any, pluginID, id string) (bool, string) {
 		}
 		cur = m[k]
 	}
-	if b, ok := cur.(bool); ok && b {
+	// PyYAML reads yes/on as true: a legacy gate written that way grants, as upstream.
+	if b, ok := yamlfast.Bool(cur); ok && b {
 		return true, "legacy key plugins.entries." + pluginID + "." + joinDots(c.LegacyKey) + " (deprecated)"
 	}
 	return false, "not granted"
