@@ -110,8 +110,15 @@ class _Slot:
         self.msg = None
 
 
+# The bridge of this process: the compat shims (hermes_cli.profiles, ...) read what
+# hermes told it (profile, plugin id) and reach ctx through it.
+_BRIDGE = None
+
+
 class Bridge:
     def __init__(self, rfile, wfile):
+        global _BRIDGE
+        _BRIDGE = self
         self.rfile = rfile
         self.wfile = wfile
         self.write_lock = threading.Lock()
