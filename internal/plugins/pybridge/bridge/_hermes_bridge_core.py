@@ -521,6 +521,7 @@ class Bridge:
         name = "hermes_plugins." + slug
         global _PLUGIN_PACKAGE
         _PLUGIN_PACKAGE = (name, directory)
+        _install_plugins_alias(plugin, name, directory)
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -680,6 +681,91 @@ def _tool_result(value):
 _PLUGIN_PACKAGE = None
 
 
+class _PluginsAlias:
+    """Meta-path finder that makes `plugins.<name>` the loaded plugin package.
+
+    Upstream's bundled plugins live in the `plugins` package and import themselves
+    absolutely (`from plugins.spotify import tools`). Two instances: one first on
+    sys.meta_path maps the aliases (and below) onto the plugin's own modules, so none
+    is imported twice; one last supplies an empty `plugins` (and any parent of an
+    alias) only when nothing installed provides it."""
+
+    def __init__(self, aliases, package, parents):
+        self.aliases = aliases  # "plugins.<name>" names of the plugin's package
+        self.package = package
+        self.parents = parents
+
+    def _alias(self, name):
+        for alias in self.aliases:
+            if name == alias or name.startswith(alias + "."):
+                return alias
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith("plugins"):
+            return None
+        if self.parents:
+            wanted = fullname == "plugins" or any(a.startswith(fullname + ".") for a in self.aliases)
+        else:
+            wanted = self._alias(fullname) is not None
+        if not wanted:
+            return None
+        import importlib.machinery
+
+        # An alias takes the attributes of the module it stands for; a parent is a package.
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=self.parents)
+
+    def create_module(self, spec):
+        alias = self._alias(spec.name)
+        if alias is not None:
+            import importlib
+
+            return importlib.import_module(self.package + spec.name[len(alias):])
+        module = type(sys)(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def _install_plugins_alias(plugin, package, directory):
+    aliases = {"plugins." + os.path.basename(os.path.normpath(directory))}
+    key = plugin.get("id") or plugin.get("name") or ""
+    if key and all(part.isidentifier() for part in key.split("/")):
+        aliases.add("plugins." + key.replace("/", "."))
+    aliases = {a for a in aliases if all(part.isidentifier() for part in a.split("."))}
+    aliases = sorted(aliases)
+    if aliases:
+        sys.meta_path.insert(0, _PluginsAlias(aliases, package, parents=False))
+    # Even without an alias: `plugins.spotify` from another plugin is then reported
+    # as that module of Hermes, not as a missing `plugins` package.
+    sys.meta_path.append(_PluginsAlias(aliases, package, parents=True))
+
+
+def _missing_own_submodule(exc):
+    """`from . import tools` (or `from plugins.<name> import tools`) with no tools.py:
+    Python reports a name the package lacks, not a missing module. The dotted module
+    path inside the plugin, or None when the name is not a missing file."""
+    package, directory = _PLUGIN_PACKAGE
+    if exc.name != package and not exc.name.startswith(package + "."):
+        return None
+    missing = getattr(exc, "name_from", None)  # Python 3.12+
+    if not missing:
+        text = str(exc)
+        if not text.startswith("cannot import name '"):
+            return None
+        missing = text[len("cannot import name '"):].partition("'")[0]
+    inner = exc.name[len(package) + 1:]
+    parent = os.path.join(directory, *inner.split(".")) if inner else directory
+    # Only a package's missing submodule: `from .mod import fn` is a name mod lacks.
+    if not missing.isidentifier() or not os.path.isfile(os.path.join(parent, "__init__.py")):
+        return None
+    if os.path.exists(os.path.join(parent, missing + ".py")) or os.path.isdir(os.path.join(parent, missing)):
+        return None
+    return (inner + "." if inner else "") + missing
+
+
 def _exception_error(exc):
     data = {
         "type": type(exc).__name__,
@@ -689,6 +775,11 @@ def _exception_error(exc):
         data["module"] = exc.name
         if _PLUGIN_PACKAGE and exc.name.startswith(_PLUGIN_PACKAGE[0] + "."):
             data["plugin_module"] = exc.name[len(_PLUGIN_PACKAGE[0]) + 1:]
+            data["plugin_dir"] = _PLUGIN_PACKAGE[1]
+    elif isinstance(exc, ImportError) and exc.name and _PLUGIN_PACKAGE:
+        missing = _missing_own_submodule(exc)
+        if missing:
+            data["plugin_module"] = missing
             data["plugin_dir"] = _PLUGIN_PACKAGE[1]
     message = str(exc)
     if isinstance(exc, KeyError) and exc.args:
