@@ -697,11 +697,18 @@ func (m *Manager) registerError(p *Plugin, err error) error {
 		var own struct {
 			Module string `json:"plugin_module"`
 			Dir    string `json:"plugin_dir"`
+			Hermes string `json:"hermes_module"`
 		}
 		if len(perr.Data) > 0 && json.Unmarshal(perr.Data, &own) == nil && own.Module != "" {
 			file := strings.ReplaceAll(own.Module, ".", "/")
 			return fmt.Errorf("imports its own module '%s', which is not in the plugin directory %s: add %s.py (or a %s/ package) there, or fix the import",
 				own.Module, own.Dir, file, file)
+		}
+		// Likewise a module of the Python Hermes agent (hermes_cli.auth, agent.*): no
+		// package on PyPI provides it.
+		if own.Hermes != "" {
+			return fmt.Errorf("imports '%s', a module of Hermes itself that this host does not provide (yet); it is not a pip package, so the plugin cannot load here until hermes provides that module",
+				own.Hermes)
 		}
 		if data.Module != "" {
 			interp := "the configured Python"

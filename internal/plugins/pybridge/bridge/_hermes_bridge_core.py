@@ -680,6 +680,14 @@ def _tool_result(value):
 # module under that package is a file missing from the plugin, not a pip install.
 _PLUGIN_PACKAGE = None
 
+# Top-level packages and modules of Hermes itself (the Python agent). A plugin that
+# imports one this bridge does not provide needs Hermes, not a pip install.
+_HERMES_INTERNAL = frozenset((
+    "hermes_cli", "agent", "gateway", "plugins", "providers", "utils", "model_tools",
+    "plugin_runtime", "tools", "run_agent", "hermes_state", "hermes_constants", "hermes_logging",
+    "hermes_time", "toolsets", "cron", "acp_adapter", "tui_gateway",
+))
+
 
 class _PluginsAlias:
     """Meta-path finder that makes `plugins.<name>` the loaded plugin package.
@@ -776,6 +784,8 @@ def _exception_error(exc):
         if _PLUGIN_PACKAGE and exc.name.startswith(_PLUGIN_PACKAGE[0] + "."):
             data["plugin_module"] = exc.name[len(_PLUGIN_PACKAGE[0]) + 1:]
             data["plugin_dir"] = _PLUGIN_PACKAGE[1]
+        elif exc.name.partition(".")[0] in _HERMES_INTERNAL:
+            data["hermes_module"] = exc.name
     elif isinstance(exc, ImportError) and exc.name and _PLUGIN_PACKAGE:
         missing = _missing_own_submodule(exc)
         if missing:
