@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/tools"
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // Hooks is the part of the hook dispatcher the agent fires.
@@ -323,11 +325,16 @@ func parseArgs(raw string) (map[string]any, error) {
 	if strings.TrimSpace(raw) == "" {
 		return map[string]any{}, nil
 	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber() // numbers reach the tool as the model wrote them (see protocol.ExactArgs)
 	var v any
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	m, ok := v.(map[string]any)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON object")
+	}
+	m, ok := protocol.ExactArgs(v).(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("expected a JSON object, got %s", jsonKind(v))
 	}
@@ -342,7 +349,7 @@ func jsonKind(v any) string {
 		return "an array"
 	case string:
 		return "a string"
-	case float64:
+	case json.Number:
 		return "a number"
 	case bool:
 		return "a boolean"

@@ -173,7 +173,7 @@ func parseToolArgs(text string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("got %s instead", jsonTypeName(v))
 	}
-	return protocol.ExactNumbers(args).(map[string]any), nil
+	return protocol.ExactArgs(args).(map[string]any), nil
 }
 
 func jsonTypeName(v any) string {

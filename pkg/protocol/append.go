@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -44,7 +45,8 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if x == "" {
 			return append(b, '0'), nil
 		}
-		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+		// Out of float64's range (1e400) is still a JSON number: passed on as written.
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, &json.UnsupportedValueError{Str: string(x)}
 		}
 		return append(b, x...), nil
