@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +20,15 @@ import (
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
+
+// cliStdinKey carries the standard input a plugin CLI command may read.
+type cliStdinKey struct{}
+
+// WithCLIStdin gives the plugin CLI command run with ctx the reader its
+// input() reads from (hermes' standard input).
+func WithCLIStdin(ctx context.Context, in io.Reader) context.Context {
+	return context.WithValue(ctx, cliStdinKey{}, in)
+}
 
 // isRegistering reports whether a ctx call adds to what a plugin registered.
 func isRegistering(method string) bool {
@@ -145,6 +155,17 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 				return nil, err
 			}
 			return m.DispatchTool(ctx, dp.ToolName, dp.Args, dp.Kwargs), nil
+		case protocol.MethodCLIStdin:
+			in := p.cliInput()
+			if in == nil {
+				return nil, protocol.Errorf(protocol.CodeNotAvailable,
+					"standard input is only available to a plugin CLI command while it runs (hermes <command>)")
+			}
+			line, err := in.ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, protocol.Errorf(protocol.CodeNotAvailable, "read standard input: %v", err)
+			}
+			return line, nil
 		case protocol.MethodEmit:
 			var ep protocol.EmitParams
 			if err := decode(params, &ep); err != nil {
@@ -582,8 +603,13 @@ func (m *Manager) remoteCLI(p *Plugin, rp protocol.RegisterCLICommandParams) fun
 		if proc == nil {
 			return 1, fmt.Errorf("plugin %s is not running", p.Key)
 		}
-		// The command's output is the plugin's stdout/stderr, shown untagged.
+		// The command's output is the plugin's stdout/stderr, shown untagged; its
+		// input() reads hermes' standard input through ctx.cli_stdin.
 		proc.SetPassthrough(stdout, stderr)
+		if in, ok := ctx.Value(cliStdinKey{}).(io.Reader); ok && in != nil {
+			p.setCLIInput(bufio.NewReader(in))
+			defer p.setCLIInput(nil)
+		}
 		defer m.watchSlowCall(p, "CLI command "+rp.Name, time.Minute)()
 		var res protocol.CLIRunResult
 		err := proc.Call(ctx, protocol.MethodCLIRun, protocol.CLIRunParams{

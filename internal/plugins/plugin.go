@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"sync"
@@ -34,6 +35,20 @@ type Plugin struct {
 	// kept in heldWarns and recorded at its turn to commit, in load order.
 	holdWarns bool
 	heldWarns []string
+	// cliIn is hermes' standard input while one of the plugin's CLI commands runs.
+	cliIn *bufio.Reader
+}
+
+func (p *Plugin) setCLIInput(r *bufio.Reader) {
+	p.mu.Lock()
+	p.cliIn = r
+	p.mu.Unlock()
+}
+
+func (p *Plugin) cliInput() *bufio.Reader {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cliIn
 }
 
 // Registered is a snapshot of what a plugin registered, for `plugins show`.

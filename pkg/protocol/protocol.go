@@ -70,6 +70,9 @@ const (
 	MethodOnUnload           = "ctx.on_unload"
 	MethodFacade             = "ctx.facade" // llm, call_mcp, inject_message, platform_actions, ...
 	MethodMiddlewareNext     = "ctx.middleware_next"
+	// MethodCLIStdin reads one line of hermes' standard input for the plugin CLI
+	// command running now (input() in a setup wizard); "" at end of input.
+	MethodCLIStdin = "ctx.cli_stdin"
 )
 
 // Error codes. The standard JSON-RPC ones, then ours; the Python bridge maps ours to
@@ -346,6 +349,11 @@ type FacadeParams struct {
 
 // MethodDispose withdraws one registration (PluginRegistration.dispose()).
 const MethodDispose = "ctx.dispose"
+
+// PromptMark ends a line a plugin writes to its stdout as a prompt (the text
+// before an input()): while a CLI command runs, hermes shows it without the
+// line break, in order with the command's other output.
+const PromptMark = "\x00hermes-prompt"
 
 // DisposeParams names the registration to withdraw.
 type DisposeParams struct {

@@ -549,9 +549,17 @@ func (p *Process) emit(stream, line string) {
 		}
 		p.tailMu.Unlock()
 	}
+	prompt, isPrompt := strings.CutSuffix(line, protocol.PromptMark)
 	if w != nil {
+		if isPrompt {
+			fmt.Fprint(w, prompt) // the answer follows on the same line
+			return
+		}
 		fmt.Fprintln(w, line)
 		return
+	}
+	if isPrompt {
+		line = prompt
 	}
 	p.report(stream, line)
 }

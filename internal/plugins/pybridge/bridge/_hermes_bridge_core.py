@@ -617,6 +617,9 @@ class Bridge:
         handler = params.get("handler_handle")
         if handler:
             parser.set_defaults(func=self.callable_for(handler))
+        real_in, real_out = sys.stdin, sys.stdout
+        out = _CLIStdout(real_out)
+        sys.stdout, sys.stdin = out, _CLIStdin(self, out)
         try:
             ns = parser.parse_args(params.get("argv") or [])
             func = getattr(ns, "func", None)
@@ -630,9 +633,120 @@ class Bridge:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if exc.code is not None and not isinstance(exc.code, int):
                 sys.stderr.write("%s\n" % (exc.code,))
+        finally:
+            sys.stdin, sys.stdout = real_in, real_out
+            out.finish()
         sys.stdout.flush()
         sys.stderr.flush()
         return {"exit_code": code}
+
+
+# ---- a plugin CLI command's stdin and stdout -------------------------------------
+
+_PROMPT_MARK = "\x00hermes-prompt"  # protocol.PromptMark
+
+
+class _CLIStdout:
+    """sys.stdout while a CLI command runs: whole lines go straight out; the text
+    after the last line break waits, so that input() can hand it to hermes as the
+    prompt (shown without a line break, in order with the other lines)."""
+
+    def __init__(self, real):
+        self._real = real
+        self._partial = ""
+
+    def write(self, s):
+        head, sep, tail = (self._partial + s).rpartition("\n")
+        if sep:
+            self._real.write(head + sep)
+        self._partial = tail
+        return len(s)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        self._real.flush()
+
+    def prompt(self):
+        text, self._partial = self._partial, ""
+        if text:
+            self._real.write(text + _PROMPT_MARK + "\n")
+            self._real.flush()
+
+    def finish(self):
+        if self._partial:
+            self._real.write(self._partial)
+            self._partial = ""
+        self._real.flush()
+
+    def isatty(self):
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+class _CLIStdin:
+    """sys.stdin while a CLI command runs: lines of hermes' standard input."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, bridge, out):
+        self._bridge = bridge
+        self._out = out
+        self._eof = False
+        self._buf = ""  # what read(size) took beyond size
+
+    def _next_line(self):
+        if self._buf:
+            line, self._buf = self._buf, ""
+            return line
+        if self._eof:
+            return ""
+        self._out.prompt()
+        line = self._bridge.call("ctx.cli_stdin", {}) or ""
+        if not line:
+            self._eof = True
+        return line
+
+    def readline(self, size=-1):
+        line = self._next_line()
+        if 0 <= size < len(line):
+            line, self._buf = line[:size], line[size:]
+        return line
+
+    def read(self, size=-1):
+        data = ""
+        while size < 0 or len(data) < size:
+            line = self._next_line()
+            if not line:
+                break
+            data += line
+        if 0 <= size < len(data):
+            data, self._buf = data[:size], data[size:]
+        return data
+
+    def readlines(self, hint=-1):
+        return list(iter(self.readline, ""))
+
+    def __iter__(self):
+        return iter(self.readline, "")
+
+    def isatty(self):
+        return False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        import io
+        raise io.UnsupportedOperation("fileno: a plugin CLI command reads hermes' input through the host")
+
+    def close(self):
+        pass
 
 
 async def _as_coroutine(awaitable):
