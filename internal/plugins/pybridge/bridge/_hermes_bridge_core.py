@@ -559,7 +559,13 @@ class Bridge:
         if args is None:
             args = {}
         kw = params.get("kwargs")
-        result = fn(args, **_narrow(fn, kw, skip_first=True)) if kw else fn(args, **_no_kwargs(fn))
+        if kw:
+            result = fn(args, **_narrow(fn, kw, skip_first=True))
+        else:
+            extra = _no_kwargs(fn)
+            result = fn(args, **extra) if extra else fn(args)
+        if type(result) is str:
+            return result  # the usual answer: no awaitable or contract checks
         if hasattr(result, "__await__"):
             result = self.run_maybe_async(result, rid)
         return _tool_result(result)
