@@ -336,25 +336,9 @@ func parseArgs(raw string) (map[string]any, error) {
 	}
 	m, ok := protocol.ExactArgs(v).(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("expected a JSON object, got %s", jsonKind(v))
+		return nil, fmt.Errorf("expected a JSON object, got %s", protocol.KindOf(v))
 	}
 	return m, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "a value"
 }
 
 // capResult keeps a huge tool result from flooding the context window.

@@ -171,23 +171,7 @@ func parseToolArgs(text string) (map[string]any, error) {
 	}
 	args, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("got %s instead", jsonTypeName(v))
+		return nil, fmt.Errorf("got %s instead", protocol.KindOf(v))
 	}
 	return protocol.ExactArgs(args).(map[string]any), nil
-}
-
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -7,23 +7,10 @@ import "encoding/json"
 // integers on their way between JSON, Go and YAML (5 is never written back as 5.0).
 // Maps and slices are changed in place; the (possibly new) value is returned.
 func ExactNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
+	return mapNumbers(v, func(n json.Number) any {
+		f, _ := n.Float64()
 		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = ExactNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = ExactNumbers(e)
-		}
-	}
-	return v
+	})
 }
 
 // ExactArgs is ExactNumbers for tool-call arguments, which only travel on as
@@ -32,20 +19,46 @@ func ExactNumbers(v any) any {
 // the model wrote: 1.0 stays a float, 12345678901234567890 an exact int, and
 // 1e400 reaches Python's json as inf instead of failing to encode.
 func ExactArgs(v any) any {
+	return mapNumbers(v, func(n json.Number) any { return n })
+}
+
+// mapNumbers turns every json.Number in v into an int64 when it is an integer
+// that fits, else into other(n); maps and slices are changed in place.
+func mapNumbers(v any, other func(json.Number) any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			return i
 		}
-		return x
+		return other(x)
 	case map[string]any:
 		for k, e := range x {
-			x[k] = ExactArgs(e)
+			x[k] = mapNumbers(e, other)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = ExactArgs(e)
+			x[i] = mapNumbers(e, other)
 		}
 	}
 	return v
+}
+
+// KindOf names the kind of a decoded JSON value for messages: "null", "an
+// array", "a string", "a number", "a boolean", "an object".
+func KindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number, float64, int64, int:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value"
 }
