@@ -161,8 +161,8 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 				return nil, protocol.Errorf(protocol.CodeNotAvailable,
 					"standard input is only available to a plugin CLI command while it runs (hermes <command>)")
 			}
-			line, err := in.ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
+			line, err := in.readLine()
+			if err != nil {
 				return nil, protocol.Errorf(protocol.CodeNotAvailable, "read standard input: %v", err)
 			}
 			return line, nil
@@ -607,7 +607,7 @@ func (m *Manager) remoteCLI(p *Plugin, rp protocol.RegisterCLICommandParams) fun
 		// input() reads hermes' standard input through ctx.cli_stdin.
 		proc.SetPassthrough(stdout, stderr)
 		if in, ok := ctx.Value(cliStdinKey{}).(io.Reader); ok && in != nil {
-			p.setCLIInput(bufio.NewReader(in))
+			p.setCLIInput(&cliInput{r: bufio.NewReader(in)})
 			defer p.setCLIInput(nil)
 		}
 		defer m.watchSlowCall(p, "CLI command "+rp.Name, time.Minute)()

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"sync"
 
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
@@ -36,16 +38,36 @@ type Plugin struct {
 	holdWarns bool
 	heldWarns []string
 	// cliIn is hermes' standard input while one of the plugin's CLI commands runs.
-	cliIn *bufio.Reader
+	cliIn *cliInput
 }
 
-func (p *Plugin) setCLIInput(r *bufio.Reader) {
+// cliInput is hermes' standard input as a plugin CLI command reads it, a line
+// per ctx.cli_stdin call. Each call is served on a goroutine of its own, and
+// nothing Go can see orders one call after the previous (the order runs
+// through the plugin process), so the reader has a lock of its own.
+type cliInput struct {
+	mu sync.Mutex
+	r  *bufio.Reader
+}
+
+// readLine returns the next line, with its line break; "" at the end of input.
+func (in *cliInput) readLine() (string, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	line, err := in.r.ReadString('\n')
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return line, err
+}
+
+func (p *Plugin) setCLIInput(in *cliInput) {
 	p.mu.Lock()
-	p.cliIn = r
+	p.cliIn = in
 	p.mu.Unlock()
 }
 
-func (p *Plugin) cliInput() *bufio.Reader {
+func (p *Plugin) cliInput() *cliInput {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cliIn
