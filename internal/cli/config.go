@@ -47,7 +47,12 @@ func newConfigCmd(app *App) *cobra.Command {
 		Use:   "set KEY VALUE",
 		Short: "Set the value at a dotted KEY (VALUE is read as YAML: true, 30, [a, b], text)",
 		Args: func(cmd *cobra.Command, args []string) error {
-			return cobra.ExactArgs(2)(cmd, setArgs(args))
+			args = setArgs(args)
+			if len(args) > 2 && strings.HasPrefix(args[2], "-") {
+				// Nothing after KEY is parsed as a flag (so VALUE may be -1).
+				return fmt.Errorf("%q after VALUE is not read as a flag here: put flags before KEY (hermes config set [flags] KEY VALUE), or quote a VALUE that has spaces", args[2])
+			}
+			return cobra.ExactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setArgs(args)
