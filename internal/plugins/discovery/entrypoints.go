@@ -115,7 +115,7 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 				dists = append(dists, d)
 			}
 		}
-		scan.Names, scan.DistDirs, scan.Stamp = names.String(), dirs.String(), uint64(stamp)
+		scan.Names, scan.DistDirs, scan.Stamp = names.String(), dirs.String(), stamp.sum()
 		if clean && fi != nil {
 			cache.Sites[site] = scan
 			dirty = true

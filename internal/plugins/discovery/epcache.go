@@ -1,8 +1,11 @@
 package discovery
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,22 +42,19 @@ type siteScan struct {
 // epStamp folds the state of each distribution's entry_points.txt, its
 // modification time and size (or that it is absent, so creating it is noticed), into
 // one FNV-1a hash.
-type epStamp uint64
+type epStamp struct{ h hash.Hash64 }
 
-func newEPStamp() epStamp { return 14695981039346656037 }
+func newEPStamp() epStamp { return epStamp{fnv.New64a()} }
 
-func (h *epStamp) add(name string, mtime, size int64) {
-	x := uint64(*h)
-	for i := 0; i < len(name); i++ {
-		x = (x ^ uint64(name[i])) * 1099511628211
-	}
-	for _, v := range [2]uint64{uint64(mtime), uint64(size)} {
-		for i := 0; i < 64; i += 8 {
-			x = (x ^ (v >> i & 0xff)) * 1099511628211
-		}
-	}
-	*h = epStamp(x)
+func (s epStamp) add(name string, mtime, size int64) {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(mtime))
+	binary.LittleEndian.PutUint64(b[8:], uint64(size))
+	s.h.Write([]byte(name))
+	s.h.Write(b[:])
 }
+
+func (s epStamp) sum() uint64 { return s.h.Sum64() }
 
 // statEP stats site/name/entry_points.txt: its modification time and size, -1 and -1
 // when it does not exist, with absent set (any other failure is left for the read
@@ -108,7 +108,7 @@ func (c *epCache) lookup(site string, mtime int64) *siteScan {
 		mtime, size, _ := statEP(site, name)
 		h.add(name, mtime, size)
 	}
-	if uint64(h) != s.Stamp {
+	if h.sum() != s.Stamp {
 		return nil
 	}
 	return s
