@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Target: BenchmarkToolCallPython (host -> Python plugin tool -> host, warm) costs at most
 # 1.5x BenchmarkPipeEchoPython (a bare Python line echo over the same kind of pipe).
+# BenchmarkMinimalServerPython runs beside them: a 15-line Python JSON-RPC server
+# answering the same call with the same handler, no bridge. call/minimal is the
+# bridge's own overhead; minimal/echo is what Python's own work for the call costs
+# on this machine, a bound no Python plugin host can beat.
 #
 # Runs, ROUNDS times (default 1):
-#   go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -count 5 ./internal/plugins/runtime/
+#   go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython|BenchmarkMinimalServerPython)$' -count 5 ./internal/plugins/runtime/
 # then prints benchstat's summary (installed into a temp GOBIN from the module proxy
 # when it is not on PATH; skipped if that fails) and the ratio of the medians of ns/op,
 # computed with awk over every run of every round. With ROUNDS>1 the ratio of each
@@ -47,14 +51,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
   if [[ "${INTERLEAVE:-}" == 1 ]]; then
     tbt=()
     [[ -n "${BENCHTIME:-}" ]] && tbt=(-test.benchtime "$BENCHTIME")
-    echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -test.count 1 ${tbt[*]})"
+    echo "round $r/$ROUNDS: $COUNT x (cd internal/plugins/runtime && runtime.test -test.run '^\$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython|BenchmarkMinimalServerPython)$' -test.count 1 ${tbt[*]})"
     : >"$TMP/round-$r.txt"
     for ((c = 1; c <= COUNT; c++)); do
-      (cd internal/plugins/runtime && "${pin[@]}" "$TMP/runtime.test" -test.run '^$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -test.count 1 "${tbt[@]}") |
+      (cd internal/plugins/runtime && "${pin[@]}" "$TMP/runtime.test" -test.run '^$' -test.bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython|BenchmarkMinimalServerPython)$' -test.count 1 "${tbt[@]}") |
         tee -a "$TMP/round-$r.txt"
     done
   else
-    cmd=(go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython)$' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
+    cmd=(go test -run '^$' -bench '^(BenchmarkToolCallPython|BenchmarkPipeEchoPython|BenchmarkMinimalServerPython)$' -count "$COUNT" "${bt[@]}" ./internal/plugins/runtime/)
     echo "round $r/$ROUNDS: ${cmd[*]}"
     "${pin[@]}" "${cmd[@]}" | tee "$TMP/round-$r.txt"
   fi
@@ -87,8 +91,10 @@ median_ns() {
 }
 read -r call n_call call_min call_max <<<"$(median_ns BenchmarkToolCallPython "$raw")"
 read -r echo_ns n_echo echo_min echo_max <<<"$(median_ns BenchmarkPipeEchoPython "$raw")"
+read -r mini n_mini mini_min mini_max <<<"$(median_ns BenchmarkMinimalServerPython "$raw")"
 printf '%-26s median %8s ns/op  (n=%s, min %s, max %s)\n' BenchmarkToolCallPython "$call" "$n_call" "$call_min" "$call_max"
 printf '%-26s median %8s ns/op  (n=%s, min %s, max %s)\n' BenchmarkPipeEchoPython "$echo_ns" "$n_echo" "$echo_min" "$echo_max"
+printf '%-26s median %8s ns/op  (n=%s, min %s, max %s)\n' BenchmarkMinimalServerPython "$mini" "$n_mini" "$mini_min" "$mini_max"
 if ((ROUNDS > 1)); then
   for ((r = 1; r <= ROUNDS; r++)); do
     grep "^$r " "$raw" >"$TMP/r.txt"
@@ -99,5 +105,6 @@ if ((ROUNDS > 1)); then
 fi
 ratio="$(awk -v a="$call" -v b="$echo_ns" 'BEGIN{printf "%.3f", a/b}')"
 echo
+awk -v a="$call" -v m="$mini" -v e="$echo_ns" 'BEGIN{printf "bridge overhead (tool call / minimal server): %.3f\nPython work bound (minimal server / echo): %.3f\n", a/m, m/e}'
 echo "TARGET tool call <= $LIMIT x pipe echo floor: $ratio $(verdict "$ratio" "$LIMIT")"
 bench_done
