@@ -198,7 +198,7 @@ func (a *App) runWithManager(ctx context.Context, fn func(m *plugins.Manager) er
 	}
 	a.flushWarnings(m)
 	for _, p := range m.Plugins() {
-		if e := p.ErrorText(); e != "" && p.Decision.Load {
+		if e := p.ErrorText(); e != "" && p.Decision.Starts() {
 			fmt.Fprintf(a.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)
 		}
 	}

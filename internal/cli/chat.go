@@ -95,7 +95,7 @@ func runChat(ctx context.Context, app *App, o *chatOptions) error {
 	}
 	app.flushWarnings(m)
 	for _, p := range m.Plugins() {
-		if e := p.ErrorText(); e != "" && p.Decision.Load {
+		if e := p.ErrorText(); e != "" && p.Decision.Starts() {
 			fmt.Fprintf(app.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)
 		}
 	}

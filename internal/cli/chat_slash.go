@@ -71,7 +71,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	case "plugins":
 		n := 0
 		for _, p := range cs.m.Plugins() {
-			if !p.Decision.Load {
+			if !p.Decision.Starts() {
 				continue
 			}
 			n++

@@ -368,7 +368,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	// An enabled plugin is loaded with every other enabled plugin, as in a session, so
 	// what it shows (tool name clashes, has_plugin answers) is what a session gets.
 	// A plugin that is not enabled is never started.
-	if p.Decision.Load {
+	if p.Decision.Starts() {
 		if err := m.Load(ctx, nil); err != nil {
 			return err
 		}
@@ -399,7 +399,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	}
 	out.Hooks, out.Commands, out.CLICommands, out.Skills = nonNil(out.Hooks), nonNil(out.Commands), nonNil(out.CLICommands), nonNil(out.Skills)
 	errText := p.ErrorText()
-	if errText == "" && !p.Decision.Load && p.Decision.Error != "" {
+	if errText == "" && !p.Decision.Starts() && p.Decision.Error != "" {
 		errText = p.Decision.Error
 	}
 	if errText != "" {
@@ -440,6 +440,10 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 	if errText != "" {
 		fmt.Fprintf(w, "Error:    %s\n", errText)
 	}
+	if p.IsLoaded() && p.Decision.Deferred {
+		fmt.Fprintln(w, "\nDeferred: a platform plugin. Only its tools.py ran (register_tools), so its tools are available;")
+		fmt.Fprintln(w, "the platform itself is loaded by a gateway, which this host does not have yet.")
+	}
 	if !p.IsLoaded() {
 		switch {
 		case p.Decision.Deferred:
@@ -447,8 +451,12 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 			// they are enabled, so enabling one would change nothing here.
 			fmt.Fprintln(w, "\nNot loaded: deferred. A platform plugin is loaded by the gateway when its platform is used;")
 			fmt.Fprintln(w, "this host has no gateway yet, so it is not loaded (enabling it does not change that).")
-			if len(mf.ProvidesTools) > 0 {
-				fmt.Fprintf(w, "Its tools (%s) are not registered either.\n", strings.Join(mf.ProvidesTools, ", "))
+			switch {
+			case len(mf.ProvidesTools) == 0:
+			case p.ErrorText() != "":
+				fmt.Fprintf(w, "Its tools (%s) are not registered either: its tools.py failed (see Error).\n", strings.Join(mf.ProvidesTools, ", "))
+			default:
+				fmt.Fprintf(w, "Its tools (%s) are not registered either: it has no tools.py with register_tools(ctx).\n", strings.Join(mf.ProvidesTools, ", "))
 			}
 		case p.Status != plugins.StatusEnabled:
 			fmt.Fprintf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)

@@ -125,7 +125,7 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 			msg := fmt.Sprintf("unknown tool %q", name)
 			failed := 0
 			for _, p := range m.Plugins() {
-				if p.Decision.Load && p.ErrorText() != "" {
+				if p.Decision.Starts() && p.ErrorText() != "" {
 					failed++
 				}
 			}

@@ -387,16 +387,26 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	}
 	var toLoad []*discovery.Candidate
 	m.mu.Lock()
+	var noTools []*Plugin
 	for _, p := range m.sorted {
-		if !p.Decision.Load || p.Loaded || p.Error != "" {
+		if !p.Decision.Starts() || p.Loaded || p.Error != "" {
 			continue
 		}
 		if filter != nil && !filter(p) {
 			continue
 		}
+		if !p.Decision.Load && !hasToolsModule(p) {
+			noTools = append(noTools, p)
+			continue
+		}
 		toLoad = append(toLoad, p.Candidate)
 	}
 	m.mu.Unlock()
+	for _, p := range noTools {
+		// A bundled plugin the user cannot fix: logged, and explained by `plugins show`.
+		m.log.Debug("deferred platform plugin declares provides_tools but has no tools.py; its tools wait for a gateway",
+			"plugin", p.Key, "tools", strings.Join(p.Candidate.Manifest.ProvidesTools, ", "))
+	}
 	order, owarns := discovery.LoadOrder(toLoad)
 	for _, w := range owarns {
 		m.warn("%s", w)
@@ -500,6 +510,16 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	return nil
 }
 
+// hasToolsModule reports whether a deferred platform plugin can register its tools
+// now: a Python plugin with a tools.py (upstream imports nothing else of it).
+func hasToolsModule(p *Plugin) bool {
+	if p.Runtime != "python" || p.Candidate.Dir == "" {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(p.Candidate.Dir, "tools.py"))
+	return err == nil && st.Mode().IsRegular()
+}
+
 // requires reports whether p names d in requires_plugins (by key or manifest name).
 func requires(p, d *Plugin) bool {
 	if p.Candidate.Manifest == nil {
@@ -568,7 +588,11 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, registerTimeout)
 	defer cancel()
-	if err := proc.Call(rctx, protocol.MethodRegister, struct{}{}, nil); err != nil {
+	var params protocol.RegisterParams
+	if !p.Decision.Load {
+		params.Entry = protocol.RegisterEntryTools // EagerTools: see hasToolsModule
+	}
+	if err := proc.Call(rctx, protocol.MethodRegister, params, nil); err != nil {
 		proc.Stop(context.Background())
 		p.setProcess(nil)
 		return m.registerError(p, err)

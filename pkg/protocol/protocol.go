@@ -145,6 +145,18 @@ type InitializeParams struct {
 	ProfileName     string     `json:"profile_name"`
 }
 
+// RegisterParams are the params of MethodRegister. Entry empty runs the plugin's
+// register(ctx); RegisterEntryTools runs only its tools module's
+// register_tools(ctx) (a bundled platform plugin whose platform is loaded later,
+// by a gateway, but whose tools the CLI must see now). Plugins that are not
+// Python receive it empty.
+type RegisterParams struct {
+	Entry string `json:"entry,omitempty"`
+}
+
+// RegisterEntryTools asks a Python plugin for the registrations of its tools.py only.
+const RegisterEntryTools = "tools"
+
 // InitializeResult is the plugin's half of the handshake.
 type InitializeResult struct {
 	ProtocolVersion int    `json:"protocol_version"`

@@ -19,6 +19,10 @@ type Decision struct {
 	// which loads it when its platform is used. This host has no gateway, so a
 	// deferred plugin is never loaded.
 	Deferred bool
+	// EagerTools: a deferred plugin whose manifest declares provides_tools. Its
+	// tools.py's register_tools(ctx) runs now, as upstream's, so the CLI sees the
+	// platform's client tools; the rest of the plugin stays deferred.
+	EagerTools bool
 	// Status is "enabled" when the plugin is active or will be (loaded,
 	// deferred, or a model provider owned by provider discovery),
 	// "disabled" when config disables it, else "not enabled".
@@ -32,6 +36,10 @@ const (
 	StatusDisabled   = "disabled"
 	StatusNotEnabled = "not enabled"
 )
+
+// Starts reports whether the plugin is started when plugins load: all of it
+// (Load), or only its tools module (EagerTools).
+func (d Decision) Starts() bool { return d.Load || d.EagerTools }
 
 // Decide applies the gate to one winning candidate. Order matters: an
 // explicit disable beats everything, kinds owned by other discovery systems
@@ -57,7 +65,7 @@ func Decide(c *Candidate, g GateConfig) Decision {
 	case c.Source == SourceBundled && c.Manifest.Kind == "backend":
 		return Decision{Load: true, Status: StatusEnabled}
 	case c.Source == SourceBundled && c.Manifest.Kind == "platform":
-		return Decision{Deferred: true, Status: StatusEnabled}
+		return Decision{Deferred: true, EagerTools: len(c.Manifest.ProvidesTools) > 0, Status: StatusEnabled}
 	case !g.EnabledSet || !matchAny(names, g.Enabled):
 		return Decision{Status: StatusNotEnabled, Error: fmt.Sprintf("not enabled in config (run `hermes plugins enable %s` to activate)", c.Key)}
 	}

@@ -49,6 +49,16 @@ func TestDecide(t *testing.T) {
 			GateConfig{}, load},
 		{"bundled platform is deferred", cand("platforms/irc", "irc", "platform", SourceBundled),
 			GateConfig{}, Decision{Deferred: true, Status: StatusEnabled}},
+		{"bundled platform with tools registers them now", func() *Candidate {
+			c := cand("platforms/irc", "irc", "platform", SourceBundled)
+			c.Manifest.ProvidesTools = []string{"irc_send"}
+			return c
+		}(), GateConfig{}, Decision{Deferred: true, EagerTools: true, Status: StatusEnabled}},
+		{"disabled wins over a bundled platform's tools", func() *Candidate {
+			c := cand("platforms/irc", "irc", "platform", SourceBundled)
+			c.Manifest.ProvidesTools = []string{"irc_send"}
+			return c
+		}(), GateConfig{Disabled: []string{"irc"}}, Decision{Status: StatusDisabled, Error: "disabled via config"}},
 		{"user backend needs opt-in", cand("web/x", "x", "backend", SourceUser),
 			GateConfig{}, notEnabled("web/x")},
 		{"user platform needs opt-in", cand("platforms/y", "y", "platform", SourceUser),

@@ -478,17 +478,28 @@ class Bridge:
 
     def m_register(self, params, rid):
         plugin = self.info.get("plugin") or {}
-        module = self.import_plugin(plugin)
-        register = getattr(module, "register", None)
-        if register is None or not callable(register):
-            raise HostError(-32005, "no register() function")
+        if params.get("entry") == "tools":
+            # A bundled platform plugin the gateway loads later: only its tools.py
+            # runs now, through register_tools(ctx), as upstream does so that the
+            # CLI sees the platform's client tools.
+            module = self.import_plugin(plugin, submodule="tools")
+            register = getattr(module, "register_tools", None)
+            if register is None or not callable(register):
+                raise HostError(-32005, "tools.py has no register_tools(ctx) function")
+        else:
+            module = self.import_plugin(plugin)
+            register = getattr(module, "register", None)
+            if register is None or not callable(register):
+                raise HostError(-32005, "no register() function")
         self.ctx = PluginContext(self, plugin, self.info)
         _install_logging_if_used(self)
         self.run_maybe_async(register(self.ctx), rid)
         _install_logging_if_used(self)
         return {"ok": True}
 
-    def import_plugin(self, plugin):
+    def import_plugin(self, plugin, submodule=None):
+        """Import the plugin's package (its __init__.py), or with submodule only that
+        file of it: the package is then a bare one whose __init__.py does not run."""
         import importlib
 
         source = plugin.get("source")
@@ -511,7 +522,11 @@ class Bridge:
 
         directory = plugin.get("dir") or ""
         init = os.path.join(directory, "__init__.py")
-        if not os.path.isfile(init):
+        if submodule:
+            init = os.path.join(directory, submodule + ".py")
+            if not os.path.isfile(init):
+                raise HostError(-32005, "No %s.py in %s" % (submodule, directory))
+        elif not os.path.isfile(init):
             raise HostError(-32005, "No __init__.py in %s" % directory)
         if "hermes_plugins" not in sys.modules:
             pkg = type(sys)("hermes_plugins")
@@ -522,7 +537,15 @@ class Bridge:
         global _PLUGIN_PACKAGE
         _PLUGIN_PACKAGE = (name, directory)
         _install_plugins_alias(plugin, name, directory)
-        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        if submodule:
+            package = type(sys)(name)
+            package.__path__ = [directory]
+            package.__package__ = name
+            sys.modules[name] = package
+            name = name + "." + submodule
+            spec = importlib.util.spec_from_file_location(name, init)
+        else:
+            spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
@@ -530,6 +553,8 @@ class Bridge:
         except BaseException:
             sys.modules.pop(name, None)
             raise
+        if submodule:
+            setattr(sys.modules[name.rpartition(".")[0]], submodule, module)
         self.module = module
         return module
 
