@@ -360,17 +360,35 @@ func readLine(in io.Reader) (string, error) {
 
 // readNoEcho reads one line with terminal echo off when in is a terminal.
 func readNoEcho(in io.Reader) (string, error) {
-	if f, ok := in.(*os.File); ok {
-		fd := int(f.Fd())
-		if old, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err == nil {
-			quiet := *old
-			quiet.Lflag &^= unix.ECHO
-			if unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet) == nil {
-				defer unix.IoctlSetTermios(fd, ioctlSetTermios, old)
-			}
-		}
+	if off := echoOff(in); off != nil {
+		defer off()()
 	}
 	return readLine(in)
+}
+
+// echoOff returns what turns in's echo off and gives back the function that
+// turns it on again, or nil when in is not a terminal.
+func echoOff(in io.Reader) func() (restore func()) {
+	f, ok := in.(*os.File)
+	if !ok {
+		return nil
+	}
+	fd := int(f.Fd())
+	if _, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err != nil {
+		return nil
+	}
+	return func() func() {
+		old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+		if err != nil {
+			return func() {}
+		}
+		quiet := *old
+		quiet.Lflag &^= unix.ECHO
+		if unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet) != nil {
+			return func() {}
+		}
+		return func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, old) }
+	}
 }
 
 // ---- update -----------------------------------------------------------------------

@@ -30,7 +30,7 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 			msg += "\nRun 'hermes --help' for usage."
 			return &exitCodeError{code: exitUsage, msg: "Error: " + msg}
 		}
-		rc, err := c.Run(plugins.WithCLIStdin(ctx, app.IO.In), args, app.IO.Out, app.IO.Err)
+		rc, err := c.Run(plugins.WithCLIStdin(ctx, app.IO.In, echoOff(app.IO.In)), args, app.IO.Out, app.IO.Err)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C: the user knows; no "context canceled" error on top.
 			code = exitInterrupt

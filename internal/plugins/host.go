@@ -24,10 +24,16 @@ import (
 // cliStdinKey carries the standard input a plugin CLI command may read.
 type cliStdinKey struct{}
 
+type cliStdin struct {
+	in      io.Reader
+	echoOff func() (restore func())
+}
+
 // WithCLIStdin gives the plugin CLI command run with ctx the reader its
-// input() reads from (hermes' standard input).
-func WithCLIStdin(ctx context.Context, in io.Reader) context.Context {
-	return context.WithValue(ctx, cliStdinKey{}, in)
+// input() reads from (hermes' standard input), and echoOff, which turns that
+// terminal's echo off while getpass() reads a secret (nil: not a terminal).
+func WithCLIStdin(ctx context.Context, in io.Reader, echoOff func() (restore func())) context.Context {
+	return context.WithValue(ctx, cliStdinKey{}, cliStdin{in: in, echoOff: echoOff})
 }
 
 // isRegistering reports whether a ctx call adds to what a plugin registered.
@@ -161,7 +167,13 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 				return nil, protocol.Errorf(protocol.CodeNotAvailable,
 					"standard input is only available to a plugin CLI command while it runs (hermes <command>)")
 			}
-			line, err := in.readLine()
+			var sp protocol.CLIStdinParams
+			if len(params) > 0 && string(params) != "null" {
+				if err := decode(params, &sp); err != nil {
+					return nil, err
+				}
+			}
+			line, err := in.readLine(sp.Secret)
 			if err != nil {
 				return nil, protocol.Errorf(protocol.CodeNotAvailable, "read standard input: %v", err)
 			}
@@ -606,8 +618,8 @@ func (m *Manager) remoteCLI(p *Plugin, rp protocol.RegisterCLICommandParams) fun
 		// The command's output is the plugin's stdout/stderr, shown untagged; its
 		// input() reads hermes' standard input through ctx.cli_stdin.
 		proc.SetPassthrough(stdout, stderr)
-		if in, ok := ctx.Value(cliStdinKey{}).(io.Reader); ok && in != nil {
-			p.setCLIInput(&cliInput{r: bufio.NewReader(in)})
+		if in, ok := ctx.Value(cliStdinKey{}).(cliStdin); ok && in.in != nil {
+			p.setCLIInput(&cliInput{r: bufio.NewReader(in.in), echoOff: in.echoOff})
 			defer p.setCLIInput(nil)
 		}
 		defer m.watchSlowCall(p, "CLI command "+rp.Name, time.Minute)()

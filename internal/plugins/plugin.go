@@ -46,14 +46,19 @@ type Plugin struct {
 // nothing Go can see orders one call after the previous (the order runs
 // through the plugin process), so the reader has a lock of its own.
 type cliInput struct {
-	mu sync.Mutex
-	r  *bufio.Reader
+	mu      sync.Mutex
+	r       *bufio.Reader
+	echoOff func() (restore func()) // nil: not a terminal
 }
 
 // readLine returns the next line, with its line break; "" at the end of input.
-func (in *cliInput) readLine() (string, error) {
+// A secret line is read with the terminal's echo off.
+func (in *cliInput) readLine(secret bool) (string, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if secret && in.echoOff != nil {
+		defer in.echoOff()()
+	}
 	line, err := in.r.ReadString('\n')
 	if errors.Is(err, io.EOF) {
 		err = nil

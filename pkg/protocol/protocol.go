@@ -71,9 +71,16 @@ const (
 	MethodFacade             = "ctx.facade" // llm, call_mcp, inject_message, platform_actions, ...
 	MethodMiddlewareNext     = "ctx.middleware_next"
 	// MethodCLIStdin reads one line of hermes' standard input for the plugin CLI
-	// command running now (input() in a setup wizard); "" at end of input.
+	// command running now (input() in a setup wizard); "" at end of input. Params:
+	// CLIStdinParams (may be absent).
 	MethodCLIStdin = "ctx.cli_stdin"
 )
+
+// CLIStdinParams are the params of MethodCLIStdin. Secret reads with the
+// terminal's echo off (getpass), when hermes' standard input is a terminal.
+type CLIStdinParams struct {
+	Secret bool `json:"secret,omitempty"`
+}
 
 // Error codes. The standard JSON-RPC ones, then ours; the Python bridge maps ours to
 // the exception classes upstream plugins expect (PermissionError, ValueError, ...).

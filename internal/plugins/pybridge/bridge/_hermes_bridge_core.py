@@ -651,6 +651,7 @@ class Bridge:
         real_in, real_out = sys.stdin, sys.stdout
         out = _CLIStdout(real_out)
         sys.stdout, sys.stdin = out, _CLIStdin(self, out)
+        restore_getpass = _patch_getpass(self)
         try:
             ns = parser.parse_args(params.get("argv") or [])
             func = getattr(ns, "func", None)
@@ -665,6 +666,7 @@ class Bridge:
             if exc.code is not None and not isinstance(exc.code, int):
                 sys.stderr.write("%s\n" % (exc.code,))
         finally:
+            restore_getpass()
             sys.stdin, sys.stdout = real_in, real_out
             out.finish()
         sys.stdout.flush()
@@ -717,6 +719,37 @@ class _CLIStdout:
 
     def __getattr__(self, name):
         return getattr(self._real, name)
+
+
+def _patch_getpass(bridge):
+    """While a CLI command runs, getpass reads hermes' standard input with the
+    terminal's echo off. The plugin has no terminal of its own (its session has
+    none), so getpass.getpass, also when imported by name before, ends in
+    fallback_getpass, which is looked up when called: replacing it covers both.
+    Returns what undoes the patch."""
+    import getpass
+
+    def read_secret(prompt="Password: ", stream=None):
+        stream = stream or sys.stderr
+        stream.write(prompt + _PROMPT_MARK + "\n")
+        stream.flush()
+        line = bridge.call("ctx.cli_stdin", {"secret": True}) or ""
+        if not line:
+            raise EOFError("standard input ended before the secret was read")
+        return line[:-1] if line.endswith("\n") else line
+
+    def hermes_getpass(prompt="Password: ", stream=None):
+        secret = read_secret(prompt, stream)
+        (stream or sys.stderr).write("\n")  # the Enter the terminal did not echo
+        return secret
+
+    saved = getpass.getpass, getpass.fallback_getpass
+    getpass.getpass, getpass.fallback_getpass = hermes_getpass, read_secret
+
+    def restore():
+        getpass.getpass, getpass.fallback_getpass = saved
+
+    return restore
 
 
 class _CLIStdin:
