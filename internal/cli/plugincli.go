@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/hermes-go/hermes/internal/plugins"
 )
@@ -54,4 +56,27 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 		return exitError
 	}
 	return code
+}
+
+// printPluginCommands ends the root help with the CLI commands of the plugins that
+// load, as recorded at their last load: help starts no plugin.
+func printPluginCommands(app *App, w io.Writer) {
+	m, err := app.Manager()
+	if err != nil {
+		return // the command that needs plugins will say what is wrong
+	}
+	defer m.Close(context.Background())
+	cmds, unknown := m.CachedCLICommands()
+	if len(cmds) > 0 {
+		fmt.Fprintln(w, "\nPlugin commands:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range cmds {
+			fmt.Fprintf(tw, "  %s\t%s\t(plugin %s)\n", c.Name, c.Help, c.Plugin)
+		}
+		tw.Flush()
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(w, "\nCommands of %s are listed once they have loaded here (any command that loads plugins, e.g. hermes plugins show %s).\n",
+			strings.Join(unknown, ", "), unknown[0])
+	}
 }

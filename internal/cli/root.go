@@ -151,6 +151,13 @@ func newRootCmd(ctx context.Context, app *App) *cobra.Command {
 	}
 	root.PersistentFlags().StringVarP(&app.Profile, "profile", "p", "", "use the profile `NAME` (HERMES_HOME/profiles/NAME)")
 	root.SetVersionTemplate("hermes {{.Version}}\n")
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defaultHelp(c, args)
+		if c == root {
+			printPluginCommands(app, c.OutOrStdout())
+		}
+	})
 	root.AddCommand(
 		newPluginsCmd(app),
 		newToolsCmd(app),

@@ -507,6 +507,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	m.loading = nil
 	m.live = true
 	m.mu.Unlock()
+	m.rememberCLICommands(ready)
 	return nil
 }
 

@@ -1,0 +1,149 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/google/renameio/v2"
+)
+
+// The CLI commands plugins register (`hermes <name>`) are known only once the
+// plugins run, but `hermes --help` should list them without starting any plugin.
+// So every load records, per plugin, the commands it registered, stamped with the
+// state of the files that define the plugin; help lists the recorded commands of
+// the plugins whose stamp still matches.
+
+const cliCacheFile = "cli-commands.json"
+
+type cliCache struct {
+	Plugins map[string]cliCacheEntry `json:"plugins"`
+}
+
+type cliCacheEntry struct {
+	Stamp    string           `json:"stamp"`
+	Commands []CLICommandInfo `json:"commands"`
+}
+
+// CachedCLICommand is a plugin CLI command recorded at the plugin's last load.
+type CachedCLICommand struct {
+	CLICommandInfo
+	Plugin string
+}
+
+// pluginStamp identifies what a plugin's registrations come from: its source and
+// directory, and the modification time and size of the files that define it.
+// A change elsewhere in the plugin (a submodule) goes unnoticed until its next load.
+func pluginStamp(p *Plugin, hostVersion string) string {
+	c := p.Candidate
+	h := fnv.New64a()
+	add := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
+	add(string(c.Source))
+	add(c.Dir)
+	add(p.Runtime)
+	if c.Builtin {
+		add(hostVersion)
+	}
+	if c.EntryPoint != nil {
+		add(c.EntryPoint.Value)
+	}
+	if c.Manifest != nil {
+		add(c.Manifest.Version)
+	}
+	if c.Dir != "" && c.EntryPoint == nil {
+		for _, name := range []string{"plugin.yaml", "plugin.yml", "__init__.py", "tools.py"} {
+			if fi, err := os.Stat(filepath.Join(c.Dir, name)); err == nil {
+				add(name + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatInt(fi.Size(), 10))
+			}
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func (m *Manager) cliCachePath() string {
+	if m.opts.Home.Dir == "" {
+		return ""
+	}
+	return filepath.Join(m.opts.Home.CacheDir(), cliCacheFile)
+}
+
+func (m *Manager) readCLICache() cliCache {
+	var c cliCache
+	if path := m.cliCachePath(); path != "" {
+		if b, err := os.ReadFile(path); err == nil {
+			_ = json.Unmarshal(b, &c) // a damaged cache is rebuilt by the next load
+		}
+	}
+	if c.Plugins == nil {
+		c.Plugins = map[string]cliCacheEntry{}
+	}
+	return c
+}
+
+// rememberCLICommands records what the plugins started by this load registered.
+// Plugins no longer discovered are dropped; a plugin that failed is dropped too
+// (its commands do not work). The file is rewritten only when it changes.
+func (m *Manager) rememberCLICommands(started []*Plugin) {
+	path := m.cliCachePath()
+	if path == "" {
+		return
+	}
+	old := m.readCLICache()
+	next := cliCache{Plugins: map[string]cliCacheEntry{}}
+	m.mu.Lock()
+	for key, e := range old.Plugins {
+		if _, ok := m.plugins[key]; ok {
+			next.Plugins[key] = e
+		}
+	}
+	m.mu.Unlock()
+	for _, p := range started {
+		if !p.IsLoaded() {
+			delete(next.Plugins, p.Key)
+			continue
+		}
+		cmds := append([]CLICommandInfo{}, p.Snapshot().CLICommands...)
+		sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+		next.Plugins[p.Key] = cliCacheEntry{Stamp: pluginStamp(p, m.opts.HostVersion), Commands: cmds}
+	}
+	body, err := json.Marshal(next)
+	if err != nil {
+		return
+	}
+	if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, body) {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		m.log.Debug("cli command cache not written", "err", err)
+		return
+	}
+	if err := renameio.WriteFile(path, body, 0o600); err != nil {
+		m.log.Debug("cli command cache not written", "err", err)
+	}
+}
+
+// CachedCLICommands returns, without starting any plugin, the CLI commands the
+// plugins that would load registered the last time they loaded, and the keys of
+// those whose commands are not known (never loaded here, or changed since).
+func (m *Manager) CachedCLICommands() (cmds []CachedCLICommand, unknown []string) {
+	cache := m.readCLICache()
+	for _, p := range m.Plugins() {
+		if !p.Decision.Starts() || m.SafeMode() {
+			continue
+		}
+		e, ok := cache.Plugins[p.Key]
+		if !ok || e.Stamp != pluginStamp(p, m.opts.HostVersion) {
+			unknown = append(unknown, p.Key)
+			continue
+		}
+		for _, c := range e.Commands {
+			cmds = append(cmds, CachedCLICommand{CLICommandInfo: c, Plugin: p.Key})
+		}
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	return cmds, unknown
+}
