@@ -1,70 +1,19 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-go/hermes/internal/cli"
+	"github.com/hermes-go/hermes/internal/testutil/pty"
+	"github.com/hermes-go/hermes/internal/testutil/syncbuf"
 )
-
-// lockedBuffer is written by the plugin's output drains while the test waits.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// openPTY returns the master and the terminal (slave) end of a new pseudo-terminal.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlock pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("pty number: %v", err)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pty: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, s
-}
-
-func echoOn(t *testing.T, f *os.File) bool {
-	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tio.Lflag&unix.ECHO != 0
-}
 
 // TestPluginCLIGetpassOnTerminal: a plugin CLI command's getpass() reads hermes'
 // terminal with echo off (and on again after), shows its prompt, prints no
@@ -72,7 +21,7 @@ func echoOn(t *testing.T, f *os.File) bool {
 // plugin opened /dev/tty from a background process group and was stopped
 // (SIGTTIN), hanging hermes with the secret echoed.
 func TestPluginCLIGetpassOnTerminal(t *testing.T) {
-	master, tty := openPTY(t)
+	master, tty := pty.Open(t)
 	home := filepath.Join(t.TempDir(), "hermes")
 	dir := filepath.Join(home, "plugins", "gp")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -102,26 +51,26 @@ def register(ctx):
 		}
 		return os.Getenv(k)
 	}
-	newApp := func(out, errOut *lockedBuffer) *cli.App {
+	newApp := func(out, errOut *syncbuf.Buffer) *cli.App {
 		app := cli.NewApp()
 		app.Env = env
 		app.IO.In, app.IO.Out, app.IO.Err = tty, out, errOut
 		return app
 	}
 	ctx := context.Background()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	if rc := cli.Run(ctx, newApp(&out, &errOut), []string{"plugins", "enable", "gp"}); rc != 0 {
 		t.Fatalf("enable: rc %d: %s", rc, errOut.String())
 	}
-	if !echoOn(t, tty) {
+	if !pty.Echoes(t, tty) {
 		t.Fatal("the new terminal should echo")
 	}
 
-	out, errOut = lockedBuffer{}, lockedBuffer{}
+	out, errOut = syncbuf.Buffer{}, syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- cli.Run(ctx, newApp(&out, &errOut), []string{"gp-login"}) }()
 	deadline := time.Now().Add(60 * time.Second)
-	for echoOn(t, tty) {
+	for pty.Echoes(t, tty) {
 		select {
 		case rc := <-done:
 			t.Fatalf("gp-login ended (rc %d) before turning echo off; stderr: %s", rc, errOut.String())
@@ -149,7 +98,7 @@ def register(ctx):
 	if e := errOut.String(); !strings.HasPrefix(e, "Token: ") || strings.Contains(e, "echo") {
 		t.Errorf("stderr %q: want the prompt and no echo warning", e)
 	}
-	if !echoOn(t, tty) {
+	if !pty.Echoes(t, tty) {
 		t.Error("echo was not turned back on")
 	}
 	// What the terminal displayed: the secret must not be among it.

@@ -5,7 +5,6 @@ package plugins
 // other plugins and the host carry on, and no process outlives its welcome.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/testutil/procs"
+	"github.com/hermes-go/hermes/internal/testutil/syncbuf"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -105,7 +105,7 @@ type testEnv struct {
 	m     *Manager
 	home  home.Home
 	sink  *lineLog
-	warns *syncBuffer
+	warns *syncbuf.Buffer
 }
 
 type lineLog struct {
@@ -119,23 +119,6 @@ func (l *lineLog) add(id, stream, line string) {
 	if len(l.lines) < 1000 {
 		l.lines = append(l.lines, id+" "+stream+": "+line)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newTestEnv writes the plugins into a fresh HERMES_HOME, enables them, and loads.
@@ -165,7 +148,7 @@ func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 	}
 	cfg := fmt.Sprintf("plugins:\n  enabled: [%s]\n  tool_call_timeout: 2\n  hook_callback_timeout: 2\n%s", strings.Join(names, ", "), extraConfig)
 	mustWrite(t, h.ConfigPath(), cfg)
-	env := &testEnv{home: h, sink: &lineLog{}, warns: &syncBuffer{}}
+	env := &testEnv{home: h, sink: &lineLog{}, warns: &syncbuf.Buffer{}}
 	env.m = New(Options{
 		Home: h,
 		Env: func(k string) string {
@@ -571,7 +554,7 @@ func TestRestartDuringCloseStopsTheOldProcess(t *testing.T) {
 func TestStallReportOnToolTimeout(t *testing.T) {
 	t.Setenv("HERMES_DEBUG_STALL", "1")
 	e := prepareEnv(t, map[string]string{"faulty": faultyInit}, "")
-	report := &syncBuffer{}
+	report := &syncbuf.Buffer{}
 	e.m.stallOut = report
 	if err := e.m.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -591,7 +574,7 @@ func TestStallReportOnToolTimeout(t *testing.T) {
 func TestStallReportOnHookTimeout(t *testing.T) {
 	t.Setenv("HERMES_DEBUG_STALL", "1")
 	e := prepareEnv(t, map[string]string{"healthy": healthyInit, "hooky:post_tool_call": hookyInit}, "")
-	report := &syncBuffer{}
+	report := &syncbuf.Buffer{}
 	e.m.stallOut = report
 	if err := e.m.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)

@@ -11,21 +11,13 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/hermes-go/hermes/internal/testutil/pty"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-// ttyOf returns the controlling terminal (tty_nr of /proc/PID/stat; 0: none).
+// ttyOf returns the controlling terminal of pid (0: none).
 func ttyOf(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		t.Fatalf("read stat of %d: %v", pid, err)
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	n, _ := strconv.Atoi(fields[4])
+	n, _ := strconv.Atoi(procStatFields(t, pid)[4])
 	return n
 }
 
@@ -39,23 +31,7 @@ func TestPluginsHaveNoControllingTerminal(t *testing.T) {
 		pluginTTYsChild(t)
 		return
 	}
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	defer master.Close()
-	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlock pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("pty number: %v", err)
-	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pty: %v", err)
-	}
-	defer tty.Close()
+	_, tty := pty.Open(t)
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestPluginsHaveNoControllingTerminal$", "-test.v")
 	cmd.Env = append(os.Environ(), "HERMES_TEST_CTTY_CHILD=1")
 	cmd.Stdin = tty

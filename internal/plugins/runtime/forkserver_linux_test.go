@@ -13,15 +13,21 @@ import (
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-// procStat returns the parent pid and process group of pid from /proc.
-func procStat(t *testing.T, pid int) (ppid, pgid int) {
+// procStatFields returns the fields of /proc/PID/stat after the command name:
+// state, ppid, pgrp, session, tty_nr, ...
+func procStatFields(t *testing.T, pid int) []string {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		t.Fatalf("read stat of %d: %v", pid, err)
 	}
 	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+}
+
+// procStat returns the parent pid and process group of pid from /proc.
+func procStat(t *testing.T, pid int) (ppid, pgid int) {
+	fields := procStatFields(t, pid)
 	ppid, _ = strconv.Atoi(fields[1])
 	pgid, _ = strconv.Atoi(fields[2])
 	return ppid, pgid
