@@ -100,6 +100,21 @@ def _loads_line(line):
     return obj
 
 
+class _LoopTask:
+    """A coroutine running on a loop of its own, cancellable from another thread
+    like the futures of the bridge's loop."""
+
+    def __init__(self, loop, task):
+        self.loop = loop
+        self.task = task
+
+    def cancel(self):
+        try:
+            self.loop.call_soon_threadsafe(self.task.cancel)
+        except RuntimeError:
+            pass  # the loop has already closed
+
+
 class _Slot:
     """A pending call to the host: its answer and the event that announces it."""
 
@@ -141,6 +156,11 @@ class Bridge:
         self.module = None
         self.loop = None
         self.loop_lock = threading.Lock()
+        self.loop_thread = None
+        # How many calls to the host the loop's own thread is blocked in (a
+        # coroutine calling ctx.dispatch_tool, get_config, ...): while it is, no
+        # coroutine can run on the loop, so new ones get a loop of their own.
+        self.loop_blocked = 0
         self.unload_callbacks = []
         self.methods = {
             "initialize": self.m_initialize,
@@ -197,6 +217,17 @@ class Bridge:
 
         If nobody is reading the pipe, the caller reads it itself until its answer
         arrives; otherwise the current reader hands the answer over."""
+        if self.loop_thread is not None and threading.get_ident() == self.loop_thread:
+            with self.state_lock:
+                self.loop_blocked += 1
+            try:
+                return self._call(method, params)
+            finally:
+                with self.state_lock:
+                    self.loop_blocked -= 1
+        return self._call(method, params)
+
+    def _call(self, method, params):
         slot = _Slot()
         event = slot.event
         with self.state_lock:
@@ -413,6 +444,8 @@ class Bridge:
         import asyncio
 
         loop = self.get_loop()
+        if self.loop_blocked and threading.get_ident() != self.loop_thread:
+            return self.run_on_own_loop(value, rid)
         fut = asyncio.run_coroutine_threadsafe(_as_coroutine(value), loop)
         if rid is not None:
             with self.state_lock:
@@ -428,6 +461,27 @@ class Bridge:
                 with self.state_lock:
                     self.running.pop(rid, None)
 
+    def run_on_own_loop(self, value, rid):
+        """Run a coroutine to its end on a new loop in this thread: the bridge's loop
+        is blocked by a coroutine waiting for this very call (an async tool
+        dispatching another async tool, or firing an async hook)."""
+        import asyncio
+
+        loop = asyncio.new_event_loop()
+        task = loop.create_task(_as_coroutine(value))
+        if rid is not None:
+            with self.state_lock:
+                self.running[rid] = _LoopTask(loop, task)
+        try:
+            return loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            raise HostError(-32004, "cancelled by the host")
+        finally:
+            if rid is not None:
+                with self.state_lock:
+                    self.running.pop(rid, None)
+            loop.close()
+
     def get_loop(self):
         with self.loop_lock:
             if self.loop is None:
@@ -437,6 +491,7 @@ class Bridge:
                 ready = threading.Event()
 
                 def run():
+                    self.loop_thread = threading.get_ident()
                     asyncio.set_event_loop(loop)
                     loop.call_soon(ready.set)
                     while True:
@@ -1513,18 +1568,35 @@ class PluginContext:
     def spawn_task(self, coro, *, name=None):
         import asyncio
 
-        loop = self._bridge.get_loop()
-        box = {}
-        ready = threading.Event()
+        if not asyncio.iscoroutine(coro):
+            raise TypeError("spawn_task() needs a coroutine (call the async function: spawn_task(worker())), not %s"
+                            % type(coro).__name__)
+        bridge = self._bridge
+        loop = bridge.get_loop()
+        if threading.get_ident() == bridge.loop_thread:
+            task = loop.create_task(coro, name=name)  # from a coroutine on the loop
+        else:
+            box = {}
+            ready = threading.Event()
 
-        def start():
-            box["task"] = loop.create_task(coro, name=name)
-            ready.set()
+            def start():
+                try:
+                    box["task"] = loop.create_task(coro, name=name)
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    box["error"] = exc
+                finally:
+                    ready.set()
 
-        loop.call_soon_threadsafe(start)
-        ready.wait()
-        self._bridge.unload_callbacks.append(lambda: loop.call_soon_threadsafe(box["task"].cancel))
-        return box["task"]
+            loop.call_soon_threadsafe(start)
+            if not ready.wait(10):
+                coro.close()
+                raise RuntimeError("spawn_task(): the plugin's event loop is blocked (a coroutine is waiting "
+                                   "in a synchronous call); start the task from that coroutine instead")
+            if "error" in box:
+                raise box["error"]
+            task = box["task"]
+        bridge.unload_callbacks.append(lambda: loop.call_soon_threadsafe(task.cancel))
+        return task
 
     # -- event bus
     def emit(self, event, payload=None):
