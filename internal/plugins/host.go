@@ -160,7 +160,7 @@ func (m *Manager) hostHandler(p *Plugin) protocol.Handler {
 			if err := decode(params, &dp); err != nil {
 				return nil, err
 			}
-			return m.DispatchTool(ctx, dp.ToolName, dp.Args, dp.Kwargs), nil
+			return m.DispatchTool(WithDispatchDepth(ctx, dp.Depth), dp.ToolName, dp.Args, dp.Kwargs), nil
 		case protocol.MethodCLIStdin:
 			in := p.cliInput()
 			if in == nil {
@@ -457,7 +457,7 @@ func (m *Manager) remoteTool(p *Plugin, rp protocol.RegisterToolParams) tools.Ha
 		if timeout > 0 && m.stallDebug() {
 			early = m.snapshotBefore(p, timeout)
 		}
-		raw, err := p.call(cctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handle, Args: args, Kwargs: kwargs})
+		raw, err := p.call(cctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handle, Args: args, Kwargs: kwargs, DispatchDepth: dispatchDepth(ctx)})
 		early.stop()
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -696,9 +696,28 @@ func (m *Manager) setConfig(ctx context.Context, p *Plugin, key string, value an
 	return nil
 }
 
+type dispatchDepthKey struct{}
+
+// WithDispatchDepth marks ctx as running under depth nested ctx.dispatch_tool
+// calls (what a plugin reported for the tool call dispatching).
+func WithDispatchDepth(ctx context.Context, depth int) context.Context {
+	return context.WithValue(ctx, dispatchDepthKey{}, max(depth, 0))
+}
+
+func dispatchDepth(ctx context.Context) int {
+	d, _ := ctx.Value(dispatchDepthKey{}).(int)
+	return d
+}
+
 // DispatchTool runs a tool through the whole pipeline (hooks, approval, validation)
 // on behalf of a plugin, returning the result string the model would see.
 func (m *Manager) DispatchTool(ctx context.Context, name string, args, kwargs map[string]any) string {
+	depth := dispatchDepth(ctx) + 1
+	if depth > protocol.MaxDispatchDepth {
+		return tools.ErrorResult(fmt.Sprintf("ctx.dispatch_tool(%q) refused: tool calls are nested %d deep through dispatch_tool (the most is %d); is a tool dispatching itself?",
+			name, depth, protocol.MaxDispatchDepth), nil)
+	}
+	ctx = context.WithValue(ctx, dispatchDepthKey{}, depth)
 	c := tools.Call{Name: name, Args: args}
 	if v, ok := kwargs["task_id"].(string); ok {
 		c.TaskID = v

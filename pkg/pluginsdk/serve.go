@@ -147,7 +147,7 @@ func (s *server) handle(ctx context.Context, method string, params json.RawMessa
 		call.TaskID, _ = p.Kwargs["task_id"].(string)
 		call.SessionID, _ = p.Kwargs["session_id"].(string)
 		call.ToolCallID, _ = p.Kwargs["tool_call_id"].(string)
-		out, err := v.(ToolFunc)(ctx, call)
+		out, err := v.(ToolFunc)(context.WithValue(ctx, dispatchDepthKey{}, p.DispatchDepth), call)
 		if err != nil {
 			return nil, handlerErr(err, "ToolError")
 		}
@@ -328,9 +328,14 @@ func (c *remoteContext) HasCapability(id string) bool {
 	return ok
 }
 
+// dispatchDepthKey carries, in a tool handler's context, how many dispatch_tool
+// calls the call runs under; DispatchTool hands it back to the host.
+type dispatchDepthKey struct{}
+
 func (c *remoteContext) DispatchTool(ctx context.Context, name string, args map[string]any) (string, error) {
 	var out string
-	err := c.s.conn.Call(ctx, protocol.MethodDispatchTool, protocol.DispatchToolParams{ToolName: name, Args: args}, &out)
+	depth, _ := ctx.Value(dispatchDepthKey{}).(int)
+	err := c.s.conn.Call(ctx, protocol.MethodDispatchTool, protocol.DispatchToolParams{ToolName: name, Args: args, Depth: depth}, &out)
 	return out, err
 }
 

@@ -28,6 +28,10 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if p.DispatchDepth != 0 {
+		b = append(b, `,"dispatch_depth":`...)
+		b = strconv.AppendInt(b, int64(p.DispatchDepth), 10)
+	}
 	return append(b, '}'), nil
 }
 

@@ -21,6 +21,7 @@ func TestToolCallParamsEncoding(t *testing.T) {
 			Kwargs: map[string]any{"task_id": "cli", "session_id": "s"}}},
 		{"escapes", ToolCallParams{Handle: "h\"3", Args: map[string]any{"q\n": "tab\there <b>&é\u2028", "ctl": "\x01"}}},
 		{"big and small floats", ToolCallParams{Handle: "h", Args: map[string]any{"big": 1e300, "tiny": 1e-9, "neg": -42.0, "huge int": 1e15}}},
+		{"dispatch depth", ToolCallParams{Handle: "h", Args: map[string]any{}, DispatchDepth: 3}},
 		{"other types", ToolCallParams{Handle: "h", Args: map[string]any{"ints": []int{1, 2}, "i": 7, "m": map[string]string{"k": "v"}}}},
 	}
 	for _, tt := range tests {

@@ -177,6 +177,10 @@ type ToolCallParams struct {
 	Handle string         `json:"handle"`
 	Args   map[string]any `json:"args"`
 	Kwargs map[string]any `json:"kwargs,omitempty"`
+	// DispatchDepth: how many ctx.dispatch_tool calls this call runs under (0: the
+	// model or the user called it). The plugin passes it back in
+	// DispatchToolParams.Depth when the handler dispatches a tool.
+	DispatchDepth int `json:"dispatch_depth,omitempty"`
 }
 
 // RawParams are params the caller already encoded as one valid JSON object; the
@@ -339,7 +343,14 @@ type DispatchToolParams struct {
 	ToolName string         `json:"tool_name"`
 	Args     map[string]any `json:"args"`
 	Kwargs   map[string]any `json:"kwargs,omitempty"`
+	// Depth is the DispatchDepth of the tool call making this dispatch.
+	Depth int `json:"depth,omitempty"`
 }
+
+// MaxDispatchDepth bounds nested ctx.dispatch_tool calls (a tool dispatching
+// itself): deeper ones are refused with an error result instead of growing
+// until the tool call timeout.
+const MaxDispatchDepth = 32
 
 // EmitParams mirrors ctx.emit(event, payload).
 type EmitParams struct {

@@ -12,6 +12,7 @@ reader delivers the response. Stdlib only; heavy modules (asyncio, inspect, argp
 logging) are imported only when a plugin needs them, to keep start-up fast.
 """
 
+import contextvars
 import itertools
 import json
 import os
@@ -98,6 +99,11 @@ def _loads_line(line):
         if text[end:].strip():
             raise ValueError("trailing data")
     return obj
+
+
+# How many ctx.dispatch_tool calls the tool call being served runs under (the
+# host's ToolCallParams.dispatch_depth); handed back with each dispatch_tool.
+_DISPATCH_DEPTH = contextvars.ContextVar("hermes_dispatch_depth", default=0)
 
 
 class _LoopTask:
@@ -638,17 +644,24 @@ class Bridge:
         args = params.get("args")
         if args is None:
             args = {}
-        kw = params.get("kwargs")
-        if kw:
-            result = fn(args, **_narrow(fn, kw, skip_first=True))
-        else:
-            extra = _no_kwargs(fn)
-            result = fn(args, **extra) if extra else fn(args)
-        if type(result) is str:
-            return result  # the usual answer: no awaitable or contract checks
-        if hasattr(result, "__await__"):
-            result = self.run_maybe_async(result, rid)
-        return _tool_result(result)
+        depth = params.get("dispatch_depth")
+        token = _DISPATCH_DEPTH.set(depth) if depth else None
+        try:
+            kw = params.get("kwargs")
+            if kw:
+                result = fn(args, **_narrow(fn, kw, skip_first=True))
+            else:
+                extra = _no_kwargs(fn)
+                result = fn(args, **extra) if extra else fn(args)
+            if type(result) is str:
+                return result  # the usual answer: no awaitable or contract checks
+            if hasattr(result, "__await__"):
+                # The coroutine's task copies this context: it sees the depth too.
+                result = self.run_maybe_async(result, rid)
+            return _tool_result(result)
+        finally:
+            if token is not None:
+                _DISPATCH_DEPTH.reset(token)
 
     def m_hook_call(self, params, rid):
         fn = self.callable_for(params.get("handle"))
@@ -1617,7 +1630,8 @@ class PluginContext:
 
     # -- runtime facades
     def dispatch_tool(self, tool_name, args=None, **kwargs):
-        return self._call("ctx.dispatch_tool", {"tool_name": tool_name, "args": args or {}, "kwargs": kwargs})
+        return self._call("ctx.dispatch_tool", {"tool_name": tool_name, "args": args or {}, "kwargs": kwargs,
+                                                "depth": _DISPATCH_DEPTH.get()})
 
     def inject_message(self, content, role="user", *, session_key=None):
         return bool(self._facade("inject_message", (content,), {"role": role, "session_key": session_key}))
