@@ -19,6 +19,7 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 		if !ok {
 			msg := fmt.Sprintf("unknown command %q for hermes", name)
 			root := newRootCmd(ctx, app)
+			root.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
 			if s := root.SuggestionsFor(name); len(s) > 0 {
 				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 			}

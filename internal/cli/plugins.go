@@ -20,14 +20,23 @@ func newPluginsCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List, enable, disable and inspect plugins",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// Upstream's words and exit code (1, not a usage error's 2).
+				msg := "Unknown plugins action: " + args[0]
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += "\nDid you mean " + strings.Join(s, " or ") + "?"
+				}
+				return failf("%s\nRun 'hermes plugins --help' for the actions.", msg)
+			}
 			if !app.IO.CanPrompt() {
 				return failf("Interactive mode requires a terminal.\nUse: hermes plugins list | enable NAME | disable NAME | show NAME")
 			}
 			return cmd.Help()
 		},
 	}
+	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
 	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
 	cmd.AddCommand(newPluginsScanCmd(app))
 	cmd.AddCommand(pluginsInstallCommands(app)...)
