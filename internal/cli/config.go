@@ -32,11 +32,14 @@ func newConfigCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if _, err := config.SplitPath(args[0]); err != nil {
+				return failf("%v", err)
+			}
 			doc, err := config.Store{Path: h.ConfigPath()}.Load()
 			if err != nil {
 				return err
 			}
-			v, ok := doc.Get(args[0])
+			v, ok := doc.GetOrdered(args[0])
 			if !ok {
 				return failf("%s is not set in %s", args[0], h.ConfigPath())
 			}
@@ -118,7 +121,7 @@ func printValue(app *App, v any) error {
 		fmt.Fprintln(app.IO.Out, "null")
 	case string:
 		fmt.Fprintln(app.IO.Out, x)
-	case map[string]any, []any:
+	case yaml.MapSlice, []any:
 		// A list of its own starts at column 0 ("- a"); lists inside a mapping are
 		// indented under their key, as in config.yaml.
 		_, isList := x.([]any)
