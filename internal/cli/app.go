@@ -5,8 +5,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -87,8 +89,23 @@ func (a *App) Home() (home.Home, error) {
 	if err != nil {
 		return home.Home{}, err
 	}
+	if a.Profile != "" && a.Profile != "default" && !profileInUse(h) {
+		// Most likely a typo: say so rather than show an empty world.
+		a.warn(fmt.Sprintf("profile %q has no config.yaml or plugins yet (%s): it starts empty; check the name", a.Profile, h.Dir))
+	}
 	a.homeVal = &h
 	return h, nil
+}
+
+// profileInUse reports whether the profile directory holds a config or plugins
+// (hermes' own caches alone do not count).
+func profileInUse(h home.Home) bool {
+	for _, p := range []string{h.ConfigPath(), h.PluginsDir()} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
 }
 
 // Color reports whether output to a TTY may use colour.
