@@ -111,9 +111,7 @@ func (m *Manager) commit(p *Plugin) {
 		kept.tools = append(kept.tools, tr)
 	}
 	for _, hr := range pend.hooks {
-		if !hooks.Valid(hr.hook) {
-			m.warn("plugin %s registered unknown hook '%s'; it is stored but nothing fires it", p.Key, hr.hook)
-		}
+		// An unknown hook name is warned about by the dispatcher, in upstream's words.
 		hr.unregister = m.Hooks.Register(hr.hook, hooks.Callback{PluginID: p.Key, Name: hr.callback, Invoke: hr.invoke, InvokeEncoded: hr.invokeEncoded})
 		unregs = append(unregs, hr.unregister)
 		kept.hooks = append(kept.hooks, hr)
