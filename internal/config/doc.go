@@ -49,6 +49,9 @@ type Doc struct {
 	// litEnd maps a block scalar header's offset to the start of the token after its content.
 	litEnd map[int]int
 	nl     string // the file's line ending
+	// pendingAliased: while an edit is checked, the paths that see it through an
+	// alias or merge key (see aliasedPaths); they may change with it.
+	pendingAliased [][]string
 	// simple: read by the fast decoder; src, tree, name and nl are set and the
 	// rest is built by the first edit (see ensureParsed).
 	simple bool

@@ -61,7 +61,7 @@ func (d *Doc) commit(what string, want map[string]any, candidates ...[]splice) e
 			lastErr = err
 			continue
 		}
-		if !equalValues(nd.tree, want) {
+		if !equalValues(withoutPaths(nd.tree, d.pendingAliased), withoutPaths(want, d.pendingAliased)) {
 			lastErr = errors.New("the edited file would not read back as intended")
 			continue
 		}
@@ -167,6 +167,8 @@ func (d *Doc) SetPath(segs []string, value any) error {
 	}
 	want := deepCopy(d.tree).(map[string]any)
 	setTree(want, segs, deepCopy(v))
+	d.pendingAliased = d.aliasedPaths(segs)
+	defer func() { d.pendingAliased = nil }()
 
 	var candidates [][]splice
 	if t.entry != nil {
@@ -265,7 +267,14 @@ func (d *Doc) planReplace(m *mapping, e *ast.MappingValueNode, v any) ([]splice,
 	}
 	if d.lineStart(vs) == d.lineStart(colon) {
 		if !block {
-			return []splice{{vs, ve, renderLike(e.Value, v)}}, nil
+			old := e.Value
+			if a, ok := e.Value.(*ast.AnchorNode); ok {
+				// Keep the anchor ("key: &name value"): aliases elsewhere refer to it.
+				if s, _, ok := d.span(a.Value); ok && d.lineStart(s) == d.lineStart(colon) {
+					vs, old = s, a.Value
+				}
+			}
+			return []splice{{vs, ve, renderLike(old, v)}}, nil
 		}
 		le := d.lineEnd(ve)
 		return []splice{{colonEnd, ve, ""}, {le, le, blockText()}}, nil

@@ -51,6 +51,11 @@ var goldenCases = []struct {
 	{"remove_last_item_leaves_empty_list", "plugins:\n  enabled:\n    - only   # going\n  # keep me\n", func(d *Doc) error {
 		return mustChange(d.ListRemove("plugins.enabled", "only"))
 	}},
+	// Anchors stay, and what their aliases and merge keys read changes with them.
+	{"anchored_child_seen_through_merge", anchored, func(d *Doc) error { return d.Set("base.url", "http://b") }},
+	{"anchored_new_child", anchored, func(d *Doc) error { return d.Set("base.timeout", 30) }},
+	{"anchored_scalar_keeps_anchor", anchored, func(d *Doc) error { return d.Set("name", "bob") }},
+	{"anchored_flow_list_keeps_anchor", anchored, func(d *Doc) error { return d.Set("list", []any{3}) }},
 	{"crlf_line_endings", "plugins:\r\n  enabled:\r\n    - a\r\n", func(d *Doc) error {
 		if err := mustChange(d.ListAppend("plugins.enabled", "b")); err != nil {
 			return err
@@ -58,6 +63,18 @@ var goldenCases = []struct {
 		return d.Set("plugins.entries.b.settings.on", true)
 	}},
 }
+
+const anchored = `base: &b
+  url: http://a   # the default
+  key: k1
+prod:
+  <<: *b
+  key: k2
+name: &n alice
+owner: *n
+list: &l [1, 2]
+list2: *l
+`
 
 func mustChange(changed bool, err error) error {
 	if err == nil && !changed {
