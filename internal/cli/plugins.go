@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -134,13 +135,19 @@ func pluginsList(app *App, o listOptions) error {
 			rows = []listRow{}
 		}
 		return writeJSON(out, rows)
-	case len(rows) == 0 && len(all) > 0:
-		// Only a filter left nothing: saying none is installed would be false.
-		fmt.Fprintf(out, "No plugins match %s (%d installed; see hermes plugins list)\n", strings.Join(o.filters(), " "), len(all))
-		return nil
 	case len(rows) == 0:
-		fmt.Fprintln(out, "No plugins installed.")
-		fmt.Fprintln(out, "Install with: hermes plugins install owner/repo")
+		// --plain output is one line per plugin for scripts: the note goes to stderr.
+		var note io.Writer = out
+		if o.plain {
+			note = app.IO.Err
+		}
+		if len(all) > 0 {
+			// Only a filter left nothing: saying none is installed would be false.
+			fmt.Fprintf(note, "No plugins match %s (%d installed; see hermes plugins list)\n", strings.Join(o.filters(), " "), len(all))
+			return nil
+		}
+		fmt.Fprintln(note, "No plugins installed.")
+		fmt.Fprintln(note, "Install with: hermes plugins install owner/repo")
 		return nil
 	case o.plain:
 		for _, r := range rows {
