@@ -479,16 +479,20 @@ func TestGiantOutputLineIsCut(t *testing.T) {
 	toolPid(t, p, h)
 }
 
-func TestReadCappedBoundsOneLine(t *testing.T) {
+func TestLineCollectorBoundsOneLine(t *testing.T) {
 	in := io.MultiReader(strings.NewReader("short\n"), io.LimitReader(endlessY{}, 10<<20), strings.NewReader("\ntail"))
 	br := bufio.NewReaderSize(in, 4096)
+	lc := lineCollector{max: 1000}
 	var got []string
 	for {
-		line, err := readCapped(br, 1000)
-		if line != "" || err == nil {
+		chunk, err := br.ReadSlice('\n')
+		if line, ok := lc.add(chunk, err == nil); ok {
 			got = append(got, line)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			if line, ok := lc.flush(); ok {
+				got = append(got, line)
+			}
 			break
 		}
 	}

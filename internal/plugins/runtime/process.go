@@ -496,42 +496,97 @@ func (p *Process) drain(r *os.File, stream string) {
 	defer p.drains.Done()
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 32<<10)
+	lc := lineCollector{max: maxOutputLine}
 	for {
-		line, err := readCapped(br, maxOutputLine)
-		if len(line) > 0 || err == nil {
+		chunk, err := br.ReadSlice('\n')
+		full := err == nil // chunk ends with its line break
+		if w := p.passWriter(stream); w != nil && lc.empty() {
+			// A CLI command's own output: passed on byte for byte (a long line, binary
+			// data, \r\n, no final newline), so `hermes <command> > file` is exact.
+			p.pass(w, stream, chunk, full)
+		} else if line, ok := lc.add(chunk, full); ok {
 			p.emit(stream, line)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			if line, ok := lc.flush(); ok {
+				p.emit(stream, line)
+			}
 			return
 		}
 	}
 }
 
-// readCapped reads one line without its newline; a longer line is cut and the rest
-// of it discarded, so a plugin flooding one giant line cannot exhaust memory.
-func readCapped(br *bufio.Reader, max int) (string, error) {
-	var buf []byte
-	cut := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !cut {
-			room := max - len(buf)
-			if len(chunk) > room {
-				buf = append(buf, chunk[:room]...)
-				cut = true
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		s := strings.TrimRight(string(buf), "\r\n")
-		if cut {
-			s += " …[line cut]"
-		}
-		return s, err
+// lineCollector joins the chunks of one output line for emit. A line longer than
+// max is cut and the rest discarded as it streams by, so a plugin flooding one
+// giant line cannot exhaust memory.
+type lineCollector struct {
+	max  int
+	line []byte
+	cut  bool
+}
+
+func (c *lineCollector) empty() bool { return len(c.line) == 0 && !c.cut }
+
+// add takes the next chunk; full says it ends the line, which is then returned.
+func (c *lineCollector) add(chunk []byte, full bool) (string, bool) {
+	if room := c.max - len(c.line); len(chunk) > room {
+		c.line, c.cut = append(c.line, chunk[:max(room, 0)]...), true
+	} else {
+		c.line = append(c.line, chunk...)
 	}
+	if !full {
+		return "", false
+	}
+	return c.flush()
+}
+
+// flush returns the line collected so far (without its line break, marked when
+// cut), if there is one.
+func (c *lineCollector) flush() (string, bool) {
+	if c.empty() {
+		return "", false
+	}
+	s := strings.TrimRight(string(c.line), "\r\n")
+	if c.cut {
+		s += " …[line cut]"
+	}
+	c.line, c.cut = c.line[:0], false
+	return s, true
+}
+
+func (p *Process) passWriter(stream string) io.Writer {
+	p.passMu.Lock()
+	defer p.passMu.Unlock()
+	if stream == "stderr" {
+		return p.passErr
+	}
+	return p.passthrough
+}
+
+// pass writes a chunk of a CLI command's output as it is; a whole line ending in
+// the prompt mark is the prompt of an input(), shown without its line break. Whole
+// stderr lines also go to the tail kept for error messages.
+func (p *Process) pass(w io.Writer, stream string, chunk []byte, full bool) {
+	if full {
+		text := strings.TrimRight(string(chunk), "\r\n")
+		if prompt, ok := strings.CutSuffix(text, protocol.PromptMark); ok {
+			io.WriteString(w, prompt)
+			return
+		}
+		if stream == "stderr" {
+			p.keepTail(text)
+		}
+	}
+	_, _ = w.Write(chunk)
+}
+
+func (p *Process) keepTail(line string) {
+	p.tailMu.Lock()
+	p.tail = append(p.tail, line)
+	if len(p.tail) > 20 {
+		p.tail = p.tail[len(p.tail)-20:]
+	}
+	p.tailMu.Unlock()
 }
 
 func (p *Process) emit(stream, line string) {
@@ -542,12 +597,7 @@ func (p *Process) emit(stream, line string) {
 	}
 	p.passMu.Unlock()
 	if stream == "stderr" {
-		p.tailMu.Lock()
-		p.tail = append(p.tail, line)
-		if len(p.tail) > 20 {
-			p.tail = p.tail[len(p.tail)-20:]
-		}
-		p.tailMu.Unlock()
+		p.keepTail(line)
 	}
 	prompt, isPrompt := strings.CutSuffix(line, protocol.PromptMark)
 	if w != nil {
