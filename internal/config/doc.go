@@ -314,6 +314,11 @@ func parse(data []byte, filename string) (*Doc, error) {
 	if err := checkMergeKeys(filename, d.body); err != nil {
 		return nil, err
 	}
+	if len(bodies) == 1 {
+		if _, ok := yamlfast.ExpandedValues(bodies[0], yamlfast.MaxExpandedValues); !ok {
+			return nil, &ParseError{File: filename, Msg: fmt.Sprintf("its YAML aliases expand to more than %d values (an alias bomb?); hermes will not read it, remove or reduce the aliases", yamlfast.MaxExpandedValues)}
+		}
+	}
 	var v any
 	if err := yaml.UnmarshalWithOptions(src, &v, yaml.AllowDuplicateMapKey()); err != nil {
 		return nil, yamlError(filename, err)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/testutil/yamlbomb"
 )
 
 func TestParseErrorsNameFileAndLine(t *testing.T) {
@@ -30,6 +32,8 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"invalid utf-8", "a: 1\nb: \xff\n", "config.yaml:2:", "not valid UTF-8"},
 		// Accepted by the parser only at the very end of the input: nothing could be added.
 		{"key and colon split across lines", "0 \n:", "config.yaml:2:", "no setting could be added"},
+		// 9^9 values once expanded: refused before decoding, not an out-of-memory crash.
+		{"alias bomb", yamlbomb.Source(), "config.yaml:", "aliases expand to more than 1000000 values"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/testutil/yamlbomb"
 )
 
 const file = "/p/demo/plugin.yaml"
@@ -228,6 +230,8 @@ func TestParseErrors(t *testing.T) {
 		{"two documents", "name: a\n---\nname: b\n", "more than one YAML document"},
 		{"undefined alias", "name: *nope\n", file + ":1:"},
 		{"exec without command", "runtime: exec\n", file + ": runtime exec needs a command"},
+		// 9^9 values once expanded: refused before decoding, not an out-of-memory crash.
+		{"alias bomb", "name: x\n" + yamlbomb.Source(), "aliases expand to more than 1000000 values"},
 		{"exec with bad command", "runtime: exec\ncommand: node index.js\n", "runtime exec needs a command"},
 	}
 	for _, tt := range tests {

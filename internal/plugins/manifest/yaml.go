@@ -72,6 +72,9 @@ func slowDecode(data []byte, file string) (d decoded, err error) {
 	if body == nil {
 		return d, nil
 	}
+	if _, ok := yamlfast.ExpandedValues(body, yamlfast.MaxExpandedValues); !ok {
+		return decoded{}, &SyntaxError{File: file, Msg: fmt.Sprintf("its YAML aliases expand to more than %d values (an alias bomb?); a manifest needs a few dozen, remove the aliases", yamlfast.MaxExpandedValues)}
+	}
 	var v any
 	if err := yaml.NodeToValue(body, &v, yaml.AllowDuplicateMapKey()); err != nil {
 		return decoded{}, yamlError(file, err)
