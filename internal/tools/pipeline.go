@@ -87,6 +87,14 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 		msg := "Unknown tool: " + c.Name
 		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unknown_tool", ErrorMessage: msg, Args: args}
 	}
+	if depthOver(args, MaxArgsDepth) {
+		// Python plugins decode every call (and every hook payload carrying the
+		// arguments) with a recursion limit of ~1000 levels; deeper arguments would
+		// crash the plugin processes, hooks included, instead of failing one call.
+		// The post_tool_call hooks get no arguments either, for the same reason.
+		msg := fmt.Sprintf("Invalid arguments for %s: nested more than %d levels deep", c.Name, MaxArgsDepth)
+		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "invalid_arguments", ErrorMessage: msg, Args: map[string]any{}}
+	}
 	trace := []any{}
 	if p.Middleware != nil {
 		var t []any
@@ -223,4 +231,29 @@ func copyMap(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// MaxArgsDepth is how deeply tool arguments may nest (objects and arrays).
+const MaxArgsDepth = 512
+
+// depthOver reports whether v nests objects and arrays more than limit levels deep.
+func depthOver(v any, limit int) bool {
+	if limit < 0 {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if depthOver(e, limit-1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if depthOver(e, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
 }

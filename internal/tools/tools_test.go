@@ -138,6 +138,9 @@ func TestPipeline(t *testing.T) {
 	}{
 		{"plain call", nil, nil, map[string]any{"name": "Ada"}, "ok", `{"got": "Ada"}`},
 		{"invalid args", nil, nil, map[string]any{"name": 1}, "error", "Invalid arguments for echo"},
+		{"args nested too deep", nil, nil, map[string]any{"name": "Ada", "deep": nested(MaxArgsDepth + 1)}, "error", "nested more than 512 levels deep"},
+		// Within the limit the arguments reach the schema check (which knows no "deep").
+		{"args nested deep enough", nil, nil, map[string]any{"name": "Ada", "deep": nested(MaxArgsDepth - 1)}, "error", `unexpected argument \"deep\"`},
 		{"block", map[string][]any{"pre_tool_call": {map[string]any{"action": "block", "message": "no"}}}, nil, map[string]any{"name": "Ada"}, "blocked", `{"error": "no"}`},
 		{"block beats approve", map[string][]any{"pre_tool_call": {
 			map[string]any{"action": "approve"}, map[string]any{"action": "block", "message": "stop"}}}, fixedApprover("once"), map[string]any{"name": "Ada"}, "blocked", "stop"},
@@ -213,4 +216,13 @@ func TestAvailability(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nested is n levels of arrays ([[[...]]]).
+func nested(n int) any {
+	var v any = []any{}
+	for range n - 1 {
+		v = []any{v}
+	}
+	return v
 }

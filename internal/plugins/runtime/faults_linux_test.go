@@ -875,3 +875,21 @@ def register(ctx):
 		}
 	}
 }
+
+// A request nested deeper than Python's JSON decoder goes fails that request; the
+// plugin process stays and answers the next one (it exited with status 70 before,
+// taking every hook of the plugin with it).
+func TestDeeplyNestedRequestFailsOnlyItself(t *testing.T) {
+	p, _ := startFaulty(t, "deep", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	deep := `{"x":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}`
+	err := p.Call(ctx, protocol.MethodPing, protocol.RawParams(deep), nil)
+	if err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Fatalf("deep request: %v, want the bridge's nesting error", err)
+	}
+	var pong map[string]any
+	if err := p.Call(ctx, protocol.MethodPing, struct{}{}, &pong); err != nil || pong["pong"] != true {
+		t.Fatalf("ping after the deep request: %v %v", pong, err)
+	}
+}

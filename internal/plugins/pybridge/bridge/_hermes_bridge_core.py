@@ -16,6 +16,7 @@ import contextvars
 import itertools
 import json
 import os
+import re  # json imports it anyway
 import sys
 import threading
 import time
@@ -86,6 +87,10 @@ _scan_once = json.JSONDecoder().scan_once
 
 def _dumps(obj):
     return _ENCODER.encode(obj)
+
+
+# How hermes starts every request line: the id of a request that cannot be decoded.
+_LEADING_ID = re.compile(rb'\{"jsonrpc":"2\.0","id":(\d+),')
 
 
 def _loads_line(line):
@@ -206,6 +211,14 @@ class Bridge:
             os._exit(3)
         try:
             return _loads_line(line)
+        except RecursionError:
+            # Nested deeper than Python's decoder goes: that request fails, the
+            # plugin goes on (hermes caps tool arguments well below this).
+            m = _LEADING_ID.match(line)
+            if m:
+                self.send({"jsonrpc": "2.0", "id": int(m.group(1)), "error": {
+                    "code": -32600, "message": "message nested too deeply for Python's JSON decoder"}})
+            return {}
         except ValueError:
             sys.stderr.write("hermes bridge: malformed message from host\n")
             os._exit(3)
