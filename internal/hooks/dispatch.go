@@ -595,7 +595,7 @@ func (d *Dispatcher) report(hook string, reg *registration, payload map[string]a
 	d.gate.Unlock()
 	name := callbackName(reg)
 	if seen {
-		d.log.Debug(fmt.Sprintf("Hook '%s' callback %s raised again: %s", hook, name, err),
+		d.log.Debug(fmt.Sprintf("Hook '%s' callback %s (plugin %s) raised again: %s", hook, name, reg.cb.PluginID, err),
 			"plugin", reg.cb.PluginID, "hook", hook)
 		return
 	}
@@ -608,8 +608,10 @@ func (d *Dispatcher) report(hook string, reg *registration, payload map[string]a
 		sort.Strings(keys)
 		fields = strings.Join(keys, ", ")
 	}
-	d.log.Warn(fmt.Sprintf("Hook '%s' callback %s raised: %s (hook provides: %s; identical failures are logged at DEBUG from now on)",
-		hook, name, err, fields), "plugin", reg.cb.PluginID, "hook", hook, "exception", excType)
+	// The plugin is named: a raising pre_tool_call guard blocks every call, and the
+	// user must be able to tell which plugin's guard it is.
+	d.log.Warn(fmt.Sprintf("Hook '%s' callback %s (plugin %s) raised: %s (hook provides: %s; identical failures are logged at DEBUG from now on)",
+		hook, name, reg.cb.PluginID, err, fields), "plugin", reg.cb.PluginID, "hook", hook, "exception", excType)
 }
 
 // invoke calls a callback, turning a panic (an in-process Go plugin) into an

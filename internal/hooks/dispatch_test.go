@@ -264,7 +264,7 @@ func TestFireErrorIsolation(t *testing.T) {
 	h.d.Register("post_llm_call", cb("b", "b.good", returns("b")))
 	payload := map[string]any{"session_id": "s", "model": "m"}
 
-	wantWarn := "Hook 'post_llm_call' callback a.bad raised: boom (hook provides: model, session_id, " +
+	wantWarn := "Hook 'post_llm_call' callback a.bad (plugin a) raised: boom (hook provides: model, session_id, " +
 		"telemetry_schema_version; identical failures are logged at DEBUG from now on)"
 	steps := []struct {
 		wantWarns, wantDebugs int
@@ -278,14 +278,14 @@ func TestFireErrorIsolation(t *testing.T) {
 		if want := []any{"b"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("step %d: Fire = %v, want %v", i, got, want)
 		}
-		if n := len(h.log.messages(slog.LevelWarn, "callback a.bad raised")); n != s.wantWarns {
+		if n := len(h.log.messages(slog.LevelWarn, "callback a.bad (plugin a) raised")); n != s.wantWarns {
 			t.Errorf("step %d: %d warnings, want %d", i, n, s.wantWarns)
 		}
-		if n := len(h.log.messages(slog.LevelDebug, "callback a.bad raised again: boom")); n != s.wantDebugs {
+		if n := len(h.log.messages(slog.LevelDebug, "callback a.bad (plugin a) raised again: boom")); n != s.wantDebugs {
 			t.Errorf("step %d: %d debug lines, want %d", i, n, s.wantDebugs)
 		}
 	}
-	if w := h.log.messages(slog.LevelWarn, "callback a.bad raised: boom"); len(w) == 0 || w[0] != wantWarn {
+	if w := h.log.messages(slog.LevelWarn, "callback a.bad (plugin a) raised: boom"); len(w) == 0 || w[0] != wantWarn {
 		t.Errorf("warning = %q\nwant %q", w, wantWarn)
 	}
 
@@ -293,7 +293,7 @@ func TestFireErrorIsolation(t *testing.T) {
 	h.d.UnregisterPlugin("a")
 	h.d.Register("post_llm_call", cb("a", "a.bad", fails(errors.New("boom"))))
 	h.d.Fire(context.Background(), "post_llm_call", payload)
-	if n := len(h.log.messages(slog.LevelWarn, "callback a.bad raised: boom")); n != 2 {
+	if n := len(h.log.messages(slog.LevelWarn, "callback a.bad (plugin a) raised: boom")); n != 2 {
 		t.Errorf("after reload: %d warnings for boom, want 2", n)
 	}
 }
