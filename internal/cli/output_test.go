@@ -73,3 +73,19 @@ func TestPluginLogRotatesDuringARun(t *testing.T) {
 		})
 	}
 }
+
+func TestTerminalSafe(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text\twith a tab", "plain text\twith a tab"},
+		{"\r\x1b[2Kwarning: forged", "^M^[[2Kwarning: forged"},
+		{"bell\a nul\x00 del\x7f", "bell^G nul^@ del^?"},
+		{"\x1b[1;31mred\x1b[0m ok", "\x1b[1;31mred\x1b[0m ok\x1b[0m"},
+		{"\x1b]0;title\a", "^[]0;title^G"},
+		{"trailing esc \x1b", "trailing esc ^["},
+	}
+	for _, tt := range tests {
+		if got := terminalSafe(tt.in); got != tt.want {
+			t.Errorf("terminalSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
