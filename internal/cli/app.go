@@ -56,6 +56,8 @@ type App struct {
 	// migrationUnsaved: the config migration could not be saved and is applied in
 	// memory for this command (see migrate).
 	migrationUnsaved bool
+	// configWarned: the config file's warnings were shown (once per command).
+	configWarned bool
 	// approver is the interactive approval prompt of the last Manager (nil when no
 	// human can answer); chat may point its Prompter at its own line reader.
 	approver *approval.Approver

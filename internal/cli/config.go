@@ -39,6 +39,7 @@ func newConfigCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			app.warnConfig(doc)
 			v, ok := doc.GetOrdered(args[0])
 			if !ok {
 				return failf("%s is not set in %s", args[0], h.ConfigPath())
@@ -163,6 +164,7 @@ func (a *App) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.warnConfig(doc)
 	if v, ok := doc.Get("_config_version"); ok {
 		if n, ok := toInt(v); ok && n >= config.LatestVersion {
 			a.configDoc = doc // up to date: the manager reuses this parse
@@ -227,4 +229,16 @@ func toInt(v any) (int, bool) {
 		return int(x), true
 	}
 	return 0, false
+}
+
+// warnConfig shows, once per command, what the user should fix in config.yaml
+// though it reads (a key written twice).
+func (a *App) warnConfig(doc *config.Doc) {
+	if a.configWarned {
+		return
+	}
+	a.configWarned = true
+	for _, w := range doc.Warnings() {
+		a.warn(w)
+	}
 }

@@ -49,6 +49,8 @@ type Doc struct {
 	// litEnd maps a block scalar header's offset to the start of the token after its content.
 	litEnd map[int]int
 	nl     string // the file's line ending
+	// dups are the top-level keys written more than once (the last one wins).
+	dups []yamlfast.Dup
 	// pendingAliased: while an edit is checked, the paths that see it through an
 	// alias or merge key (see aliasedPaths); they may change with it.
 	pendingAliased [][]string
@@ -156,7 +158,7 @@ func parseSimple(data []byte, filename string) (*Doc, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &Doc{name: filename, src: bytes.Clone(data), tree: tree, nl: detectNewline(data), simple: true}, true
+	return &Doc{name: filename, src: bytes.Clone(data), tree: tree, nl: detectNewline(data), simple: true, dups: dec.Dups}, true
 }
 
 // indentedTop reports whether the first setting is indented. The general parser,
@@ -314,6 +316,7 @@ func parse(data []byte, filename string) (*Doc, error) {
 	if err := checkMergeKeys(filename, d.body); err != nil {
 		return nil, err
 	}
+	d.dups = topLevelDups(d.body)
 	if len(bodies) == 1 {
 		if _, ok := yamlfast.ExpandedValues(bodies[0], yamlfast.MaxExpandedValues); !ok {
 			return nil, &ParseError{File: filename, Msg: fmt.Sprintf("its YAML aliases expand to more than %d values (an alias bomb?); hermes will not read it, remove or reduce the aliases", yamlfast.MaxExpandedValues)}
@@ -1034,4 +1037,39 @@ func (d *Doc) styleFor(m *mapping) blockStyle {
 		}
 	}
 	return st
+}
+
+// Warnings are what a user should fix in the file though it reads: a top-level key
+// written twice, where the later one silently replaces the earlier (as PyYAML
+// reads it), so `config get` shows what the first one does not say.
+func (d *Doc) Warnings() []string {
+	var out []string
+	for _, dup := range d.dups {
+		out = append(out, fmt.Sprintf("%s:%d: %q appears more than once (lines %d and %d); the last one is used, so merge them into one",
+			d.name, dup.Last, dup.Key, dup.First, dup.Last))
+	}
+	return out
+}
+
+// topLevelDups finds the top-level keys of body written more than once.
+func topLevelDups(body ast.Node) []yamlfast.Dup {
+	m, ok := body.(*ast.MappingNode)
+	if !ok {
+		return nil
+	}
+	first := map[string]int{}
+	var out []yamlfast.Dup
+	for _, e := range m.Values {
+		k, ok := keyText(e.Key)
+		if !ok {
+			continue
+		}
+		line := nodeLine(e.Key)
+		if at, seen := first[k]; seen {
+			out = append(out, yamlfast.Dup{Key: k, First: at, Last: line})
+			continue
+		}
+		first[k] = line
+	}
+	return out
 }
