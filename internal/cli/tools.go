@@ -141,6 +141,9 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 		}
 		out := m.Runner.Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
 		fmt.Fprintln(app.IO.Out, out.Result)
+		if ctx.Err() != nil {
+			return silentExit(exitInterrupt) // Ctrl-C: 130, as a plugin CLI command exits
+		}
 		if out.Status != "ok" {
 			return silentExit(exitError)
 		}

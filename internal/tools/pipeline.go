@@ -106,6 +106,12 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 			"tool_name": c.Name, "args": args, "task_id": c.TaskID, "session_id": c.SessionID,
 			"tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "", "middleware_trace": trace,
 		})
+		if ctx.Err() != nil {
+			// Interrupted while the guards ran: the call did not happen, and no guard
+			// "timed out".
+			msg := "Tool " + c.Name + " was interrupted"
+			return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "cancelled", ErrorMessage: msg, Args: args}
+		}
 		directive, modified := hooks.PreToolCall(results, args)
 		if modified != nil {
 			args = modified

@@ -110,6 +110,7 @@ func TestErrorResult(t *testing.T) {
 type fakeHooks struct {
 	results map[string][]any
 	seen    map[string][]map[string]any
+	during  func(hook string) // runs inside Fire (a Ctrl-C while the hooks run)
 }
 
 func (f *fakeHooks) Has(h string) bool { _, ok := f.results[h]; return ok }
@@ -118,7 +119,33 @@ func (f *fakeHooks) Fire(_ context.Context, h string, p map[string]any) []any {
 		f.seen = map[string][]map[string]any{}
 	}
 	f.seen[h] = append(f.seen[h], p)
+	if f.during != nil {
+		f.during(h)
+	}
 	return f.results[h]
+}
+
+// Interrupted while pre_tool_call guards run (a guard's timeout block is what
+// comes back then): the call does not run and says it was interrupted.
+func TestPipelineInterruptedDuringGuards(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Register(echoTool("echo", "t", "p"), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fh := &fakeHooks{results: map[string][]any{
+		"pre_tool_call":  {map[string]any{"action": "block", "message": "pre_tool_call plugin callback timed out or is still running"}},
+		"post_tool_call": nil,
+	}, during: func(h string) {
+		if h == "pre_tool_call" {
+			cancel()
+		}
+	}}
+	out := (&Pipeline{Registry: r, Hooks: fh}).Run(ctx, Call{Name: "echo", Args: map[string]any{"name": "Ada"}})
+	if out.Status != "error" || out.ErrorType != "cancelled" || !strings.Contains(out.Result, "Tool echo was interrupted") {
+		t.Fatalf("got %s %s %s", out.Status, out.ErrorType, out.Result)
+	}
 }
 
 type fixedApprover string
