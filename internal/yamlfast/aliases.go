@@ -36,25 +36,13 @@ func (c *aliasCounter) size(n ast.Node) int {
 	case *ast.DocumentNode:
 		return c.size(x.Body)
 	case *ast.MappingNode:
-		total := 1
-		for _, v := range x.Values {
-			if total = c.add(total, c.size(v)); total > c.limit {
-				break
-			}
-		}
-		return total
+		return collectionSize(c, x.Values)
 	case *ast.MappingValueNode:
 		return c.add(c.size(x.Key), c.size(x.Value))
 	case *ast.MappingKeyNode:
 		return c.size(x.Value)
 	case *ast.SequenceNode:
-		total := 1
-		for _, v := range x.Values {
-			if total = c.add(total, c.size(v)); total > c.limit {
-				break
-			}
-		}
-		return total
+		return collectionSize(c, x.Values)
 	case *ast.AnchorNode:
 		s := c.size(x.Value)
 		if x.Name != nil {
@@ -72,4 +60,15 @@ func (c *aliasCounter) size(n ast.Node) int {
 		return c.size(x.Value)
 	}
 	return 1
+}
+
+// collectionSize is a mapping's or a list's size: itself and its entries.
+func collectionSize[N ast.Node](c *aliasCounter, entries []N) int {
+	total := 1
+	for _, e := range entries {
+		if total = c.add(total, c.size(e)); total > c.limit {
+			break
+		}
+	}
+	return total
 }
