@@ -51,9 +51,6 @@ type Doc struct {
 	nl     string // the file's line ending
 	// dups are the top-level keys written more than once (the last one wins).
 	dups []yamlfast.Dup
-	// pendingAliased: while an edit is checked, the paths that see it through an
-	// alias or merge key (see aliasedPaths); they may change with it.
-	pendingAliased [][]string
 	// simple: read by the fast decoder; src, tree, name and nl are set and the
 	// rest is built by the first edit (see ensureParsed).
 	simple bool

@@ -45,6 +45,13 @@ func applySplices(src []byte, edits []splice) ([]byte, error) {
 // commit tries each candidate edit in turn and keeps the first whose result parses and
 // decodes to exactly want. Nothing changes when none does.
 func (d *Doc) commit(what string, want map[string]any, candidates ...[]splice) error {
+	return d.commitExcept(what, want, nil, candidates...)
+}
+
+// commitExcept is commit comparing everything but the values at the paths in
+// except (those that read the edited node through an alias: see aliasedPaths).
+func (d *Doc) commitExcept(what string, want map[string]any, except [][]string, candidates ...[]splice) error {
+	want = withoutPaths(want, except)
 	var lastErr error
 	for _, edits := range d.withEOFFix(candidates) {
 		out, err := applySplices(d.src, edits)
@@ -61,7 +68,7 @@ func (d *Doc) commit(what string, want map[string]any, candidates ...[]splice) e
 			lastErr = err
 			continue
 		}
-		if !equalValues(withoutPaths(nd.tree, d.pendingAliased), withoutPaths(want, d.pendingAliased)) {
+		if !equalValues(withoutPaths(nd.tree, except), want) {
 			lastErr = errors.New("the edited file would not read back as intended")
 			continue
 		}
@@ -167,8 +174,6 @@ func (d *Doc) SetPath(segs []string, value any) error {
 	}
 	want := deepCopy(d.tree).(map[string]any)
 	setTree(want, segs, deepCopy(v))
-	d.pendingAliased = d.aliasedPaths(segs)
-	defer func() { d.pendingAliased = nil }()
 
 	var candidates [][]splice
 	if t.entry != nil {
@@ -184,7 +189,7 @@ func (d *Doc) SetPath(segs []string, value any) error {
 	} else {
 		candidates = d.planInsert(t.m, segs[t.i], nest(segs[t.i+1:], v))
 	}
-	return d.commit(fmt.Sprintf("set %q", path), want, candidates...)
+	return d.commitExcept(fmt.Sprintf("set %q", path), want, d.aliasedPaths(segs), candidates...)
 }
 
 // blockStart returns the offset of an existing block collection's first entry.

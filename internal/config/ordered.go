@@ -21,6 +21,11 @@ func (d *Doc) GetOrdered(path string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		return v, true // a scalar has no order: no second decode of the file
+	}
 	var written any
 	if err := yaml.UnmarshalWithOptions(d.src, &written, yaml.UseOrderedMap()); err == nil {
 		for _, s := range segs {

@@ -71,17 +71,20 @@ func (m *Manager) cliCachePath() string {
 	return filepath.Join(m.opts.Home.CacheDir(), cliCacheFile)
 }
 
-func (m *Manager) readCLICache() cliCache {
+// readCLICache returns the cache and the bytes it was read from.
+func (m *Manager) readCLICache() (cliCache, []byte) {
 	var c cliCache
+	var raw []byte
 	if path := m.cliCachePath(); path != "" {
 		if b, err := os.ReadFile(path); err == nil {
+			raw = b
 			_ = json.Unmarshal(b, &c) // a damaged cache is rebuilt by the next load
 		}
 	}
 	if c.Plugins == nil {
 		c.Plugins = map[string]cliCacheEntry{}
 	}
-	return c
+	return c, raw
 }
 
 // rememberCLICommands records what the plugins started by this load registered.
@@ -92,7 +95,7 @@ func (m *Manager) rememberCLICommands(started []*Plugin) {
 	if path == "" {
 		return
 	}
-	old := m.readCLICache()
+	old, cur := m.readCLICache()
 	next := cliCache{Plugins: map[string]cliCacheEntry{}}
 	m.mu.Lock()
 	for key, e := range old.Plugins {
@@ -114,7 +117,7 @@ func (m *Manager) rememberCLICommands(started []*Plugin) {
 	if err != nil {
 		return
 	}
-	if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, body) {
+	if bytes.Equal(cur, body) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -130,7 +133,7 @@ func (m *Manager) rememberCLICommands(started []*Plugin) {
 // plugins that would load registered the last time they loaded, and the keys of
 // those whose commands are not known (never loaded here, or changed since).
 func (m *Manager) CachedCLICommands() (cmds []CachedCLICommand, unknown []string) {
-	cache := m.readCLICache()
+	cache, _ := m.readCLICache()
 	for _, p := range m.Plugins() {
 		if !p.Decision.Starts() || m.SafeMode() {
 			continue
