@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/llm/llmtest"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 // The turn benchmark: one turn in which the (instant, loopback) model asks
@@ -62,7 +63,8 @@ func benchTurn(b *testing.B, hooked int) {
 		b.Fatal(err)
 	}
 	defer m.Close(ctx)
-	if _, ok := m.Tools.Get("work"); !ok {
+	reg := m.Registry()
+	if _, ok := reg.Tools().Get("work"); !ok {
 		b.Skip("the Python plugin did not load (no python3?)")
 	}
 
@@ -71,7 +73,7 @@ func benchTurn(b *testing.B, hooked int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ag := agent.New(agent.Options{Client: client, Model: "fake", Pipeline: m.Runner, Hooks: m.Hooks})
+	ag := agent.New(agent.Options{Client: client, Model: "fake", Pipeline: &tools.Pipeline{Registry: reg.Tools(), Hooks: reg.Hooks(), Middleware: reg.ToolMiddleware()}, Hooks: reg.Hooks()})
 	var calls []llmtest.CallReply
 	for i := range 10 {
 		calls = append(calls, llmtest.Call("work", map[string]any{"i": i}))

@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 // Version is the hermes version (set at build time with -ldflags).
@@ -65,6 +66,20 @@ type App struct {
 	// tests that call Run directly); Run arms it for every command not marked
 	// instant.
 	armInterrupts func()
+	// agent serves the agent's facades (ctx.inject_message, ctx.llm) to the
+	// plugins of the last Manager.
+	agent *agentServices
+}
+
+// pipeline is the tool pipeline over what m's plugins registered, with the
+// interactive approval prompt when a human can answer it.
+func (a *App) pipeline(m *plugins.Manager) *tools.Pipeline {
+	reg := m.Registry()
+	p := &tools.Pipeline{Registry: reg.Tools(), Hooks: reg.Hooks(), Middleware: reg.ToolMiddleware()}
+	if a.approver != nil {
+		p.Approver = a.approver
+	}
+	return p
 }
 
 // NewApp builds the production App from the process environment.
@@ -139,17 +154,19 @@ func (a *App) Manager() (*plugins.Manager, error) {
 	if a.approver = a.newApprover(h); a.approver != nil {
 		opts.Approver = a.approver
 	}
+	a.agent = &agentServices{}
+	opts.Agent = a.agent
 	m := plugins.New(opts)
 	if err := m.Discover(); err != nil {
 		return nil, err
 	}
 	if a.approver != nil {
-		a.approver.SetHooks(managerHooks{m})
+		a.approver.SetHooks(m.Registry().Hooks())
 	}
 	if err := a.registerBuiltinTools(m, a.approver); err != nil {
 		return nil, err
 	}
-	m.SetLLM(a.lazyPluginLLM(m))
+	a.agent.setLLM(a.lazyPluginLLM(m))
 	a.warned = 0
 	a.flushWarnings(m)
 	return m, nil

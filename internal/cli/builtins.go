@@ -42,15 +42,15 @@ func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) 
 	if appr != nil {
 		approver = appr
 	}
-	return builtin.Register(m.Tools, builtin.Options{
+	hk := m.Registry().Hooks()
+	return builtin.Register(m.Registry().Tools(), builtin.Options{
 		WorkDir:        a.Cwd,
 		Guard:          approval.NewGuardFromStore(m.Store()),
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
 		SecretPaths:    []string{h.EnvPath()},
 		TransformOutput: func(ctx context.Context, command, output string, exitCode int) string {
-			hk := m.Hooks
-			if hk == nil || !hk.Has("transform_terminal_output") {
+			if !hk.Has("transform_terminal_output") {
 				return output
 			}
 			results := hk.Fire(ctx, "transform_terminal_output", map[string]any{
@@ -64,15 +64,4 @@ func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) 
 			return output
 		},
 	})
-}
-
-// managerHooks fires through the manager's current dispatcher (a re-Discover
-// replaces it).
-type managerHooks struct{ m *plugins.Manager }
-
-func (h managerHooks) Fire(ctx context.Context, hook string, payload map[string]any) []any {
-	if h.m.Hooks == nil || !h.m.Hooks.Has(hook) {
-		return nil
-	}
-	return h.m.Hooks.Fire(ctx, hook, payload)
 }

@@ -20,8 +20,10 @@ import (
 
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -64,6 +66,8 @@ to stdout and hermes exits; plugin output and progress always go to stderr.`,
 type chatSession struct {
 	app     *App
 	m       *plugins.Manager
+	reg     *registry.Registry
+	hooks   *hooks.Dispatcher
 	ag      *agent.Agent
 	store   chatStore
 	sess    *agent.Session
@@ -192,20 +196,20 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		return nil, failf("Error: %v", err)
 	}
 
-	cs := &chatSession{app: app, m: m, model: lcfg.Model, inject: make(chan string, 16)}
+	cs := &chatSession{app: app, m: m, reg: m.Registry(), hooks: m.Registry().Hooks(), model: lcfg.Model, inject: make(chan string, 16)}
 	enabled, err := toolsetFilter(o.toolsets, cfg["toolsets"])
 	if err != nil {
 		return nil, err
 	}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
-		Pipeline: m.Runner, Hooks: m.Hooks, ToolEnabled: enabled, Platform: "cli",
+		Pipeline: app.pipeline(m), Hooks: cs.hooks, ToolEnabled: enabled, Platform: "cli",
 		Output: chatOutput{app: app, stream: o.query == ""}, Stream: !o.noStream,
 		SystemPrompt:   defaultSystemPrompt,
-		SystemSections: m.RenderSystemPromptSections,
+		SystemSections: cs.reg.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
-		Middleware:     m.LLMMiddleware(),
+		Middleware:     cs.reg.LLMChains(),
 	})
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)
@@ -215,8 +219,8 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 	ag.SetClient(client)
 	cs.ag = ag
 
-	m.SetLLM(app.pluginLLM(m, client, lcfg).Serve)
-	m.SetInjector(cs.injectMessage)
+	app.agent.setLLM(app.pluginLLM(m, client, lcfg).Serve)
+	app.agent.setInjector(cs.injectMessage)
 
 	store, err := openChatStore(ctx, h.Dir)
 	if err != nil {
@@ -512,9 +516,9 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 }
 
 func (cs *chatSession) close() {
-	cs.m.SetInjector(nil)
-	if cs.sess != nil && cs.m.Hooks.Has("on_session_finalize") {
-		cs.m.Hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
+	cs.app.agent.setInjector(nil)
+	if cs.sess != nil && cs.hooks.Has("on_session_finalize") {
+		cs.hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
 	}
 	if cs.store != nil {
 		if cs.sess != nil {

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
 // errQuit ends the interactive loop.
@@ -41,12 +41,12 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		fmt.Fprintf(cs.app.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
-	if cs.m.Hooks.Has("pre_command") {
+	if cs.hooks.Has("pre_command") {
 		alias := any(nil)
 		if typed != canonical {
 			alias = typed
 		}
-		cs.m.Hooks.Fire(ctx, "pre_command", map[string]any{
+		cs.hooks.Fire(ctx, "pre_command", map[string]any{
 			"surface": "cli", "command": canonical, "alias_used": alias, "args_raw": strings.TrimSpace(rawArgs),
 			"session_key": cs.sess.ID, "platform": "cli",
 		})
@@ -58,7 +58,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		for _, b := range builtinSlash {
 			fmt.Fprintf(out, "  /%-12s %s\n", b.name, b.help)
 		}
-		cmds := cs.m.Commands()
+		cmds := cs.reg.Commands()
 		sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 		for _, c := range cmds {
 			usage := "/" + c.Name
@@ -86,7 +86,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 		return nil
 	case "tools":
-		for _, t := range cs.m.Tools.List() {
+		for _, t := range cs.reg.Tools().List() {
 			fmt.Fprintf(out, "  %-24s %-12s %s\n", t.Name, t.Toolset, firstLine(t.ModelDescription()))
 		}
 		return nil
@@ -105,8 +105,8 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	return nil
 }
 
-func (cs *chatSession) pluginCommand(name string) (*plugins.Command, bool) {
-	for _, c := range cs.m.Commands() {
+func (cs *chatSession) pluginCommand(name string) (*registry.Command, bool) {
+	for _, c := range cs.reg.Commands() {
 		if c.Name == name {
 			return c, true
 		}
@@ -123,12 +123,12 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 		return err
 	}
 	_ = cs.store.End(ctx, old)
-	if cs.m.Hooks.Has("on_session_finalize") {
-		cs.m.Hooks.Fire(ctx, "on_session_finalize", map[string]any{"session_id": old, "platform": "cli",
+	if cs.hooks.Has("on_session_finalize") {
+		cs.hooks.Fire(ctx, "on_session_finalize", map[string]any{"session_id": old, "platform": "cli",
 			"reason": "new_session", "old_session_id": old, "new_session_id": id})
 	}
-	if cs.m.Hooks.Has("on_session_reset") {
-		cs.m.Hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
+	if cs.hooks.Has("on_session_reset") {
+		cs.hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
 	cs.sess = cs.ag.NewSession(ctx, id)
 	if cs.app.approver != nil {

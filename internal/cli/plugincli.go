@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 )
 
 // runPluginCLI runs `hermes <name> args...` for a command a plugin registered with
@@ -15,7 +16,7 @@ import (
 func runPluginCLI(ctx context.Context, app *App, name string, args []string) int {
 	code := exitOK
 	err := app.runWithManager(ctx, func(m *plugins.Manager) error {
-		c, ok := m.CLICommand(name)
+		c, ok := m.Registry().CLICommand(name)
 		if !ok {
 			msg := fmt.Sprintf("unknown command %q for hermes", name)
 			root := newRootCmd(ctx, app)
@@ -23,7 +24,7 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 			if s := root.SuggestionsFor(name); len(s) > 0 {
 				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 			}
-			if cmds := m.CLICommands(); len(cmds) > 0 {
+			if cmds := m.Registry().CLICommands(); len(cmds) > 0 {
 				var names []string
 				for _, c := range cmds {
 					names = append(names, c.Name)
@@ -33,7 +34,7 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 			msg += "\nRun 'hermes --help' for usage."
 			return &exitCodeError{code: exitUsage, msg: "Error: " + msg}
 		}
-		rc, err := c.Run(plugins.WithCLIStdin(ctx, app.IO.In, echoOff(app.IO.In)), args, app.IO.Out, app.IO.Err)
+		rc, err := c.Run(hostapi.WithCLIStdin(ctx, app.IO.In, echoOff(app.IO.In)), args, app.IO.Out, app.IO.Err)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C: the user knows; no "context canceled" error on top.
 			code = exitInterrupt

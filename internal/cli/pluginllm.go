@@ -14,9 +14,9 @@ import (
 // lazyPluginLLM serves ctx.llm in any command (a plugin tool run by `hermes tools
 // call`, a plugin CLI command): the model client is built from config.yaml on the
 // first call, so commands that never use it pay nothing.
-func (a *App) lazyPluginLLM(m *plugins.Manager) plugins.PluginLLM {
+func (a *App) lazyPluginLLM(m *plugins.Manager) pluginLLMFunc {
 	var once sync.Once
-	var serve plugins.PluginLLM
+	var serve pluginLLMFunc
 	var buildErr error
 	return func(ctx context.Context, pluginID, method string, kw map[string]any) (map[string]any, error) {
 		once.Do(func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
 func newPluginsCmd(app *App) *cobra.Command {
@@ -67,11 +68,11 @@ func (o listOptions) filters() []string {
 }
 
 type listRow struct {
-	Name        string `json:"name"`
-	Status      string `json:"status"`
-	Version     string `json:"version"`
-	Description string `json:"description"`
-	Source      string `json:"source"`
+	Name        string         `json:"name"`
+	Status      plugins.Status `json:"status"`
+	Version     string         `json:"version"`
+	Description string         `json:"description"`
+	Source      string         `json:"source"`
 }
 
 func newPluginsListCmd(app *App) *cobra.Command {
@@ -158,7 +159,7 @@ func pluginsList(app *App, o listOptions) error {
 	t := &table{color: app.Color()}
 	t.header("Name", "Status", "Version", "Description", "Source")
 	for _, r := range rows {
-		t.row(r.Name, t.status(r.Status), r.Version, truncate(r.Description, 60), r.Source)
+		t.row(r.Name, t.status(string(r.Status)), r.Version, truncate(r.Description, 60), r.Source)
 	}
 	fmt.Fprintln(out, "Plugins")
 	t.write(out)
@@ -336,13 +337,13 @@ func uniq(items ...string) []string {
 type showJSON struct {
 	Name        string              `json:"name"`
 	Key         string              `json:"key"`
-	Status      string              `json:"status"`
+	Status      plugins.Status      `json:"status"`
 	Version     string              `json:"version"`
 	Description string              `json:"description"`
 	Source      string              `json:"source"`
 	Kind        string              `json:"kind"`
 	Path        string              `json:"path"`
-	Runtime     string              `json:"runtime"`
+	Runtime     plugins.RuntimeKind `json:"runtime"`
 	Loaded      bool                `json:"loaded"`
 	Deferred    bool                `json:"deferred,omitempty"` // a bundled platform plugin, left to a gateway
 	Tools       []string            `json:"tools"`
@@ -351,7 +352,7 @@ type showJSON struct {
 	CLICommands []string            `json:"cli_commands"`
 	Skills      []string            `json:"skills"`
 	Middleware  []string            `json:"middleware"`
-	Other       []plugins.OtherInfo `json:"other_registrations"`
+	Other       []registry.Other    `json:"other_registrations"`
 	Emits       []string            `json:"emits"`
 	Listens     []string            `json:"listens"`
 	Error       *string             `json:"error"`
@@ -399,7 +400,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
 	}
 	if out.Other == nil {
-		out.Other = []plugins.OtherInfo{}
+		out.Other = []registry.Other{}
 	}
 	for _, h := range reg.Hooks {
 		out.Hooks = append(out.Hooks, h.Hook)

@@ -74,7 +74,7 @@ func newToolsListCmd(app *App) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return app.runWithManager(cmd.Context(), func(m *plugins.Manager) error {
-				rows := toolRows(cmd.Context(), m.Tools.List())
+				rows := toolRows(cmd.Context(), m.Registry().Tools().List())
 				if asJSON {
 					return writeJSON(app.IO.Out, rows)
 				}
@@ -121,7 +121,7 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
 	}
 	return app.runWithManager(ctx, func(m *plugins.Manager) error {
-		if _, ok := m.Tools.Get(name); !ok {
+		if _, ok := m.Registry().Tools().Get(name); !ok {
 			msg := fmt.Sprintf("unknown tool %q", name)
 			failed := 0
 			for _, p := range m.Plugins() {
@@ -132,14 +132,14 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 			switch {
 			case failed > 0:
 				msg += fmt.Sprintf("; %d enabled plugin(s) failed to load (see above), it may be one of theirs", failed)
-			case len(m.Tools.List()) == 0:
+			case len(m.Registry().Tools().List()) == 0:
 				msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
 			default:
 				msg += "; see: hermes tools list"
 			}
 			return failf("Error: %s", msg)
 		}
-		out := m.Runner.Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
+		out := app.pipeline(m).Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
 		fmt.Fprintln(app.IO.Out, out.Result)
 		if ctx.Err() != nil {
 			return silentExit(exitInterrupt) // Ctrl-C: 130, as a plugin CLI command exits

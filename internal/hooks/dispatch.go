@@ -63,7 +63,7 @@ type Options struct {
 
 // Dispatcher fires hooks at registered callbacks. It is safe for concurrent use.
 type Dispatcher struct {
-	timeout time.Duration
+	timeout atomic.Int64 // time.Duration; see SetTimeout
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -101,7 +101,6 @@ type failureKey struct {
 // New returns a Dispatcher.
 func New(opts Options) *Dispatcher {
 	d := &Dispatcher{
-		timeout:    max(opts.Timeout, 0),
 		log:        opts.Logger,
 		now:        opts.Now,
 		suppressed: map[*registration]time.Time{},
@@ -114,10 +113,17 @@ func New(opts Options) *Dispatcher {
 	if d.now == nil {
 		d.now = time.Now
 	}
+	d.SetTimeout(opts.Timeout)
 	empty := map[string][]*registration{}
 	d.hooks.Store(&empty)
 	return d
 }
+
+// SetTimeout changes the bound of bounded hooks (plugins.hook_callback_timeout,
+// already validated; 0 disables it) for the fires that start after it.
+func (d *Dispatcher) SetTimeout(timeout time.Duration) { d.timeout.Store(int64(max(timeout, 0))) }
+
+func (d *Dispatcher) callbackTimeout() time.Duration { return time.Duration(d.timeout.Load()) }
 
 // Register adds a callback for hook and returns a function that removes it.
 // An unknown hook name is still stored (upstream keeps it too) but logged.
@@ -218,7 +224,7 @@ func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]a
 		payload:    base,
 		regs:       regs,
 		failClosed: class == FailClosed,
-		bounded:    (class == BoundedFailOpen || class == FailClosed) && d.timeout > 0,
+		bounded:    (class == BoundedFailOpen || class == FailClosed) && d.callbackTimeout() > 0,
 	}
 	if class == CallerThread {
 		return f.runInline()
@@ -360,7 +366,7 @@ func (f *firing) runConcurrent() []any {
 				}
 				f.d.abandon(live[ev.idx], true)
 				f.d.log.Warn(fmt.Sprintf("Hook '%s' callback %s timed out after %s — skipping",
-					f.hook, callbackName(reg), f.d.timeout), "plugin", reg.cb.PluginID, "hook", f.hook)
+					f.hook, callbackName(reg), f.d.callbackTimeout()), "plugin", reg.cb.PluginID, "hook", f.hook)
 				var v any
 				if f.failClosed {
 					v = f.stillRunningBlock()
@@ -419,7 +425,7 @@ func (f *firing) start(i int, inv *invocation, events chan<- event) {
 		stop   = func() bool { return true }
 	)
 	if f.bounded {
-		ctx, cancel = context.WithTimeout(f.ctx, f.d.timeout)
+		ctx, cancel = context.WithTimeout(f.ctx, f.d.callbackTimeout())
 		stop = context.AfterFunc(ctx, func() { events <- event{idx: i, deadline: true} })
 	} else {
 		ctx, cancel = context.WithCancel(f.ctx)
@@ -456,7 +462,7 @@ func (f *firing) runLone() []any {
 	}
 	ctx, cancel := f.ctx, context.CancelFunc(func() {})
 	if f.bounded {
-		ctx, cancel = context.WithTimeout(f.ctx, f.d.timeout)
+		ctx, cancel = context.WithTimeout(f.ctx, f.d.callbackTimeout())
 	}
 	v, err := f.call(ctx, reg.cb)
 	timedOut := ctx.Err() != nil && f.ctx.Err() == nil
@@ -466,7 +472,7 @@ func (f *firing) runLone() []any {
 	case timedOut:
 		f.d.abandon(inv, true)
 		f.d.log.Warn(fmt.Sprintf("Hook '%s' callback %s timed out after %s — skipping",
-			f.hook, callbackName(reg), f.d.timeout), "plugin", reg.cb.PluginID, "hook", f.hook)
+			f.hook, callbackName(reg), f.d.callbackTimeout()), "plugin", reg.cb.PluginID, "hook", f.hook)
 		if f.failClosed {
 			res = f.stillRunningBlock()
 		}

@@ -810,7 +810,7 @@ func TestLoneEncodedCallback(t *testing.T) {
 			defer cancel()
 			if tt.cancel {
 				time.AfterFunc(10*time.Millisecond, cancel)
-				h.d.timeout = guard
+				h.d.SetTimeout(guard)
 			}
 			got := h.d.Fire(ctx, tt.hook, map[string]any{"tool_name": "t", "tool_call_id": "c1"})
 			if !reflect.DeepEqual(got, tt.want) {

@@ -24,11 +24,11 @@ func benchFanout(b *testing.B, n int) {
 		"tool_call_id": "c", "turn_id": "", "api_request_id": "", "middleware_trace": []any{}}
 	ctx := context.Background()
 	for range 20 { // warm every process
-		e.m.Hooks.Fire(ctx, "pre_tool_call", payload)
+		e.m.Registry().Hooks().Fire(ctx, "pre_tool_call", payload)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		e.m.Hooks.Fire(ctx, "pre_tool_call", payload)
+		e.m.Registry().Hooks().Fire(ctx, "pre_tool_call", payload)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
 // The CLI commands plugins register (`hermes <name>`) are known only once the
@@ -25,13 +27,13 @@ type cliCache struct {
 }
 
 type cliCacheEntry struct {
-	Stamp    string           `json:"stamp"`
-	Commands []CLICommandInfo `json:"commands"`
+	Stamp    string                    `json:"stamp"`
+	Commands []registry.CLICommandInfo `json:"commands"`
 }
 
 // CachedCLICommand is a plugin CLI command recorded at the plugin's last load.
 type CachedCLICommand struct {
-	CLICommandInfo
+	registry.CLICommandInfo
 	Plugin string
 }
 
@@ -44,7 +46,7 @@ func pluginStamp(p *Plugin, hostVersion string) string {
 	add := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
 	add(string(c.Source))
 	add(c.Dir)
-	add(p.Runtime)
+	add(string(p.Runtime))
 	if c.Builtin {
 		add(hostVersion)
 	}
@@ -109,7 +111,7 @@ func (m *Manager) rememberCLICommands(started []*Plugin) {
 			delete(next.Plugins, p.Key)
 			continue
 		}
-		cmds := append([]CLICommandInfo{}, p.Snapshot().CLICommands...)
+		cmds := append([]registry.CLICommandInfo{}, p.Snapshot().CLICommands...)
 		sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 		next.Plugins[p.Key] = cliCacheEntry{Stamp: pluginStamp(p, m.opts.HostVersion), Commands: cmds}
 	}

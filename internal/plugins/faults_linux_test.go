@@ -219,7 +219,7 @@ func (e *testEnv) run(t *testing.T, name string, args map[string]any) tools.Outc
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	out := e.m.Runner.Run(ctx, tools.Call{Name: name, Args: args, ToolCallID: "call-" + name})
+	out := e.m.pipeline().Run(ctx, tools.Call{Name: name, Args: args, ToolCallID: "call-" + name})
 	if ctx.Err() != nil {
 		t.Fatalf("tool %s: guard timeout; outcome %+v", name, out)
 	}
@@ -402,10 +402,7 @@ func TestRestartAfterHookTimeoutKeepsTheGuard(t *testing.T) {
 		t.Errorf("%d restarts, want 1: the timed-out post_tool_call callback ran again within its suppression window\n%s", n, e.warns.String())
 	}
 	p := e.plugin(t, "guard")
-	p.mu.Lock()
-	hooks := len(p.regs.hooks)
-	p.mu.Unlock()
-	if hooks != 2 {
+	if hooks := len(p.Snapshot().Hooks); hooks != 2 {
 		t.Fatalf("the restarted plugin holds %d hook registrations, want its 2", hooks)
 	}
 	wantAll(t, "log", e.warns.String(), "restarting its process",
@@ -555,7 +552,7 @@ func TestStallReportOnToolTimeout(t *testing.T) {
 	t.Setenv("HERMES_DEBUG_STALL", "1")
 	e := prepareEnv(t, map[string]string{"faulty": faultyInit}, "")
 	report := &syncbuf.Buffer{}
-	e.m.stallOut = report
+	e.m.stall.Out = report
 	if err := e.m.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -575,7 +572,7 @@ func TestStallReportOnHookTimeout(t *testing.T) {
 	t.Setenv("HERMES_DEBUG_STALL", "1")
 	e := prepareEnv(t, map[string]string{"healthy": healthyInit, "hooky:post_tool_call": hookyInit}, "")
 	report := &syncbuf.Buffer{}
-	e.m.stallOut = report
+	e.m.stall.Out = report
 	if err := e.m.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

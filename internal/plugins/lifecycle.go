@@ -22,6 +22,8 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 	old := p.proc
 	p.proc = nil
 	p.mu.Unlock()
+	// What the new process registers is held back to compare with what stays in force.
+	m.reg.Begin(p.Key)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -34,6 +36,7 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 		p.mu.Lock()
 		p.restarting = false
 		p.mu.Unlock()
+		m.reg.Resume(p.Key)
 		return
 	}
 	m.restarts.Add(1)
@@ -58,9 +61,7 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 			m.withdraw(p)
 			return
 		}
-		p.mu.Lock()
-		p.pending = registrations{}
-		p.mu.Unlock()
+		m.reg.DiscardPending(p.Key)
 		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
 		defer cancel()
 		if err := m.start(ctx, p, nil); err != nil {
@@ -78,10 +79,8 @@ func (m *Manager) restartAsync(p *Plugin, reason string) {
 			}
 			return
 		}
-		if p.sameAsCommitted() {
-			p.mu.Lock()
-			p.pending = registrations{}
-			p.mu.Unlock()
+		if m.reg.SameAsCommitted(p.Key) {
+			m.reg.Resume(p.Key)
 			return
 		}
 		m.withdraw(p)

@@ -1,19 +1,16 @@
-// Package plugins is the plugin manager: it discovers plugins, applies the opt-in gate,
-// starts the enabled ones (one process each, or in-process for compiled-in Go plugins),
-// records what they register, and serves their ctx calls.
+// Package plugins is the plugin manager, which owns the plugins' lifecycle:
+// discover → gate → order → start → commit → stop. What plugins register lives
+// in package registry; their ctx calls are served by package hostapi; their
+// processes by package runtime.
 package plugins
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,21 +19,15 @@ import (
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
-	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
+	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
 	"github.com/hermes-go/hermes/internal/plugins/pybridge"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
-)
-
-// Plugin states shown by `hermes plugins list`.
-const (
-	StatusEnabled    = "enabled"
-	StatusDisabled   = "disabled"
-	StatusNotEnabled = "not enabled"
 )
 
 // Builtin is a Go plugin compiled into hermes; it registers in-process through the
@@ -56,22 +47,30 @@ type Options struct {
 	// Sink receives plugin stdout/stderr lines and log records (see NewLineWriter).
 	Sink   runtime.LineSink
 	Logger *slog.Logger
-	// Approver answers approval requests raised by pre_tool_call hooks (nil: nobody).
-	Approver tools.Approver
 	// Config is config.yaml as the caller just parsed it, so the first Discover does not
 	// read and parse the file again (nil: Discover reads it).
 	Config *config.Doc
+	// Registry receives what plugins register (nil: a new one).
+	Registry *registry.Registry
+	// Approver answers approval requests raised by pre_tool_call hooks of the
+	// tool calls plugins dispatch (nil: nobody).
+	Approver tools.Approver
+	// Tools runs ctx.dispatch_tool calls (nil: the tool pipeline over Registry).
+	Tools hostapi.ToolRunner
+	// Agent serves ctx.inject_message and ctx.llm (nil: unavailable).
+	Agent hostapi.AgentServices
+	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: stderr).
+	StallOut io.Writer
 }
 
 // Manager owns the plugins of one HERMES_HOME.
 type Manager struct {
-	opts     Options
-	stallOut io.Writer // where reportStall writes; nil: stderr
-	store    config.Store
-	log      *slog.Logger
-	Tools    *tools.Registry
-	Hooks    *hooks.Dispatcher
-	Runner   *tools.Pipeline
+	opts  Options
+	store config.Store
+	log   *slog.Logger
+	reg   *registry.Registry
+	host  *hostapi.Host
+	stall *runtime.StallReporter
 
 	mu        sync.Mutex
 	plugins   map[string]*Plugin
@@ -83,13 +82,8 @@ type Manager struct {
 	loading   map[string]bool // keys being loaded right now (answers has_plugin during register)
 	live      bool            // Load has finished: warnings are logged, not kept (see warn)
 	envOnce   sync.Once
-	env       []string // plugin processes' environment without HERMES_HOME (see pluginEnv)
-	commands  map[string]*Command
-	cliCmds   map[string]*CLICommand
-	bus       *eventBus
-	svc       services
-	nexts     nextTable
-	mwCount   atomic.Int32 // committed middleware callbacks; 0 keeps tool calls off the chain code
+	env       []string     // plugin processes' environment without HERMES_HOME (see pluginEnv)
+	timeout   atomic.Int64 // plugins.tool_call_timeout
 	closed    bool
 	restarts  sync.WaitGroup
 
@@ -107,17 +101,41 @@ func New(opts Options) *Manager {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{
-		opts:     opts,
-		store:    config.Store{Path: opts.Home.ConfigPath(), PluginsDir: opts.Home.PluginsDir()},
-		log:      opts.Logger,
-		Tools:    tools.NewRegistry(),
-		plugins:  map[string]*Plugin{},
-		commands: map[string]*Command{},
-		cliCmds:  map[string]*CLICommand{},
+		opts:    opts,
+		store:   config.Store{Path: opts.Home.ConfigPath(), PluginsDir: opts.Home.PluginsDir()},
+		log:     opts.Logger,
+		reg:     opts.Registry,
+		plugins: map[string]*Plugin{},
 	}
-	m.bus = newEventBus(m)
+	if m.reg == nil {
+		m.reg = registry.New(registry.Options{Logger: m.log, Warn: m.warn})
+	}
+	tr := opts.Tools
+	if tr == nil {
+		tr = &tools.Pipeline{Registry: m.reg.Tools(), Hooks: m.reg.Hooks(), Approver: opts.Approver, Middleware: m.reg.ToolMiddleware()}
+	}
+	stallDir := opts.Env("HERMES_DEBUG_STALL")
+	m.stall = &runtime.StallReporter{
+		Enabled: discovery.Truthy(stallDir) || filepath.IsAbs(stallDir),
+		LogsDir: opts.Home.LogsDir(),
+		Out:     opts.StallOut,
+	}
+	if filepath.IsAbs(stallDir) {
+		m.stall.KeepDir = stallDir
+	}
+	if m.stall.Out == nil {
+		m.stall.Out = os.Stderr
+	}
+	m.host = hostapi.New(hostapi.Options{
+		Registry: m.reg, Store: m.store, Home: opts.Home, Logger: m.log, Sink: opts.Sink,
+		Plugins: m, Tools: tr, Agent: opts.Agent, Stalls: m.stall, Warn: m.warn,
+		ToolCallTimeout: func() time.Duration { return time.Duration(m.timeout.Load()) },
+	})
 	return m
 }
+
+// Registry is what the plugins registered.
+func (m *Manager) Registry() *registry.Registry { return m.reg }
 
 // Home is the manager's HERMES_HOME.
 func (m *Manager) Home() home.Home { return m.opts.Home }
@@ -199,9 +217,8 @@ func (m *Manager) Discover() error {
 	for _, w := range warns {
 		m.warn("%s", w)
 	}
-	timeout := settings.HookCallbackTimeout
-	m.Hooks = hooks.New(hooks.Options{Timeout: timeout, Logger: m.log})
-	m.Runner = &tools.Pipeline{Registry: m.Tools, Hooks: m.Hooks, Approver: m.opts.Approver, Middleware: toolMiddleware{m}}
+	m.reg.Hooks().SetTimeout(settings.HookCallbackTimeout)
+	m.timeout.Store(int64(settings.ToolCallTimeout))
 
 	opts := discovery.Options{
 		UserDir:    m.opts.Home.PluginsDir(),
@@ -237,7 +254,8 @@ func (m *Manager) Discover() error {
 	m.plugins = map[string]*Plugin{}
 	m.sorted = m.sorted[:0]
 	for _, c := range cands {
-		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate)}
+		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate), reg: m.reg}
+		p.session = m.host.Session(caller{m: m, p: p})
 		if safe && (p.Decision.Load || p.Decision.Deferred) {
 			// Upstream skips plugin loading entirely in safe mode; list still shows state.
 			p.Decision = discovery.Decision{Status: p.Decision.Status, Error: safeModeError}
@@ -306,14 +324,14 @@ func sitePackages(pythonPath string, probed []string) []string {
 	return out
 }
 
-func runtimeOf(c *discovery.Candidate) string {
+func runtimeOf(c *discovery.Candidate) RuntimeKind {
 	switch {
 	case c.Builtin:
-		return "builtin"
+		return RuntimeBuiltin
 	case c.Manifest != nil && c.Manifest.Runtime == "exec":
-		return "exec"
+		return RuntimeExec
 	default:
-		return "python"
+		return RuntimePython
 	}
 }
 
@@ -496,7 +514,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 			}
 			m.releaseWarns(p)
 			if p.errorText() != "" {
-				p.discardPending()
+				m.reg.DiscardPending(p.Key)
 				return
 			}
 			m.commit(p)
@@ -514,7 +532,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 // hasToolsModule reports whether a deferred platform plugin can register its tools
 // now: a Python plugin with a tools.py (upstream imports nothing else of it).
 func hasToolsModule(p *Plugin) bool {
-	if p.Runtime != "python" || p.Candidate.Dir == "" {
+	if p.Runtime != RuntimePython || p.Candidate.Dir == "" {
 		return false
 	}
 	st, err := os.Stat(filepath.Join(p.Candidate.Dir, "tools.py"))
@@ -556,7 +574,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 			HostVersion: m.opts.HostVersion, Plugin: info,
 			HermesHome: m.opts.Home.Dir, ProfileName: m.opts.Home.Profile,
 		},
-		Runtime: p.Runtime,
+		Runtime: string(p.Runtime),
 		Command: c.Manifest.Command,
 		Env:     m.pluginEnv(),
 		WorkDir: m.opts.Cwd,
@@ -564,7 +582,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 	rtOpts := runtime.Options{Sink: m.opts.Sink}
 	var rt runtime.Runtime
 	switch p.Runtime {
-	case "exec":
+	case RuntimeExec:
 		spec.WorkDir = ""
 		rt = &runtime.Exec{Options: rtOpts}
 	default:
@@ -579,7 +597,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		m.ensureBridgeBytecode(ctx, py, script)
 		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts, Fork: m.forkServer(ctx, py, script)}
 	}
-	proc, _, err := rt.Start(ctx, spec, m.hostHandler(p))
+	proc, _, err := rt.Start(ctx, spec, p.session.Handler())
 	if err != nil {
 		return err
 	}
@@ -601,158 +619,8 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 	return nil
 }
 
-// eventDrainTimeout bounds how long Close waits for pending event deliveries.
-const eventDrainTimeout = 10 * time.Second
-
-// manifestForPlugin is what ctx.manifest shows: the manifest document as written,
-// with every field hermes interprets replaced by the value hermes uses, shaped as
-// upstream's PluginManifest has it (version "1.10" as written, not the YAML float;
-// author as one "name, email, url" string; requires_plugins as {id, version_range};
-// only known capability ids). Fields hermes does not know stay as written, for
-// ctx.manifest.get(). Entry points have no plugin.yaml and get theirs from their
-// distribution's metadata and the plugin_capabilities entry-point group.
-func manifestForPlugin(mf *manifest.Manifest) map[string]any {
-	out := make(map[string]any, len(mf.Raw)+24)
-	for k, v := range mf.Raw {
-		out[k] = v
-	}
-	strs := func(list []string) []any {
-		l := make([]any, 0, len(list))
-		for _, s := range list {
-			l = append(l, s)
-		}
-		return l
-	}
-	env := func(list []manifest.EnvVar) []any {
-		l := make([]any, 0, len(list))
-		for _, e := range list {
-			if e.Description == "" && e.URL == "" && !e.Secret {
-				l = append(l, e.Name) // written as a bare name
-				continue
-			}
-			l = append(l, map[string]any{"name": e.Name, "description": e.Description, "url": e.URL, "secret": e.Secret})
-		}
-		return l
-	}
-	reqs := make([]any, 0, len(mf.RequiresPlugins))
-	for _, r := range mf.RequiresPlugins {
-		reqs = append(reqs, map[string]any{"id": r.ID, "version_range": r.VersionRange})
-	}
-	schema := make(map[string]any, len(mf.ConfigSchema))
-	for k, f := range mf.ConfigSchema {
-		field := map[string]any{"type": f.Type, "description": f.Description, "required": f.Required}
-		if f.HasDefault {
-			field["default"] = f.Default
-		}
-		schema[k] = field
-	}
-	var api any
-	if mf.APIVersion != nil {
-		api = *mf.APIVersion
-	}
-	manifestVersion := mf.ManifestVersion
-	if manifestVersion == 0 {
-		manifestVersion = 1
-	}
-	for k, v := range map[string]any{
-		"name": mf.Name, "version": mf.Version, "description": mf.Description, "author": mf.Author,
-		"requires_env": env(mf.RequiresEnv), "provides_tools": strs(mf.ProvidesTools),
-		"provides_hooks": strs(mf.ProvidesHooks), "manifest_version": manifestVersion, "api_version": api,
-		"requires_plugins": reqs, "python_dependencies": strs(mf.PythonDependencies), "config_schema": schema,
-		"license": mf.License, "homepage": mf.Homepage, "tags": strs(mf.Tags),
-		"capabilities": strs(mf.Capabilities), "emits": strs(mf.Emits), "listens": strs(mf.Listens),
-		"requires_hermes": mf.RequiresHermes,
-	} {
-		out[k] = v
-	}
-	if mf.Kind != "" {
-		out["kind"] = mf.Kind
-	}
-	return out
-}
-
 // registerTimeout bounds import + register(); a plugin stuck there is stopped.
 const registerTimeout = 60 * time.Second
-
-func (m *Manager) pluginEnv() []string {
-	m.envOnce.Do(func() {
-		dotenv, err := config.ReadDotenv(m.opts.Home.EnvPath())
-		if err != nil {
-			m.warn("plugins start without the variables of %s: %v", m.opts.Home.EnvPath(), err)
-		}
-		m.env = withDotenv(os.Environ(), dotenv)
-	})
-	return append(slices.Clip(m.env), home.EnvHome+"="+m.opts.Home.Dir)
-}
-
-// withDotenv is the environment plugins get: $HERMES_HOME/.env over the
-// process's, as upstream's load_hermes_dotenv does (a key saved there, e.g. by
-// the install prompt for requires_env, wins over a stale exported one).
-func withDotenv(environ []string, dotenv map[string]string) []string {
-	if len(dotenv) == 0 {
-		return environ
-	}
-	out := make([]string, 0, len(environ)+len(dotenv))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := dotenv[k]; !over {
-			out = append(out, kv)
-		}
-	}
-	keys := slices.Sorted(maps.Keys(dotenv))
-	for _, k := range keys {
-		if k == home.EnvHome {
-			continue // the profile's home is hermes' to set
-		}
-		out = append(out, k+"="+dotenv[k])
-	}
-	return out
-}
-
-// registerError turns a failed register call into the message users see.
-func (m *Manager) registerError(p *Plugin, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("register() did not finish within %s; the plugin was stopped", registerTimeout)
-	}
-	var perr *protocol.Error
-	if errors.As(err, &perr) {
-		data := handlerData(perr)
-		// A relative import of a module the plugin should ship itself: pip advice
-		// would send the user looking for a package that does not exist.
-		var own struct {
-			Module string `json:"plugin_module"`
-			Dir    string `json:"plugin_dir"`
-			Hermes string `json:"hermes_module"`
-		}
-		if len(perr.Data) > 0 && json.Unmarshal(perr.Data, &own) == nil && own.Module != "" {
-			file := strings.ReplaceAll(own.Module, ".", "/")
-			return fmt.Errorf("imports its own module '%s', which is not in the plugin directory %s: add %s.py (or a %s/ package) there, or fix the import",
-				own.Module, own.Dir, file, file)
-		}
-		// Likewise a module of the Python Hermes agent (hermes_cli.auth, agent.*): no
-		// package on PyPI provides it.
-		if own.Hermes != "" {
-			return fmt.Errorf("imports '%s', a module of Hermes itself that this host does not provide (yet); it is not a pip package, so the plugin cannot load here until hermes provides that module",
-				own.Hermes)
-		}
-		if data.Module != "" {
-			interp := "the configured Python"
-			if m.python != nil {
-				interp = m.python.Executable
-			}
-			return fmt.Errorf("imports module '%s', which is not installed for %s: install it for that interpreter (e.g. %s -m pip install <package>) or set plugins.python to one that has it",
-				data.Module, interp, interp)
-		}
-		if data.Type != "" {
-			if data.Traceback != "" {
-				m.log.Debug("plugin register traceback", "plugin", p.Key, "traceback", data.Traceback)
-			}
-			return fmt.Errorf("%s: %s", data.Type, perr.Message)
-		}
-		return errors.New(perr.Message)
-	}
-	return err
-}
 
 // Close stops every plugin process (running on_unload callbacks first).
 func (m *Manager) Close(ctx context.Context) {
@@ -773,7 +641,7 @@ func (m *Manager) Close(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	// Events already emitted reach their subscribers before the plugins stop.
-	m.bus.close(eventDrainTimeout)
+	m.host.Close()
 	var wg sync.WaitGroup
 	for _, proc := range procs {
 		wg.Add(1)
@@ -832,7 +700,10 @@ func (m *Manager) forkServer(ctx context.Context, py *runtime.PythonInfo, script
 	return fork
 }
 
-// HasPlugin answers ctx.has_plugin: another plugin loaded and enabled, by key or name.
+// Loading reports whether key is a plugin of the Load in progress.
+func (m *Manager) Loading(key string) bool { return m.loadingPlugin(key) }
+
+// HasPlugin answers ctx.has_plugin: a plugin loaded and enabled, by key or name.
 func (m *Manager) HasPlugin(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -850,42 +721,19 @@ func (m *Manager) HasPlugin(name string) bool {
 	return false
 }
 
-// Commands returns the plugin slash commands, sorted by name.
-func (m *Manager) Commands() []*Command {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]*Command, 0, len(m.commands))
-	for _, c := range m.commands {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+// commit makes what p registered visible to the consumers, in load order.
+func (m *Manager) commit(p *Plugin) {
+	m.reg.Commit(p.Key)
+	p.mu.Lock()
+	p.Loaded = true
+	p.Error = ""
+	p.mu.Unlock()
 }
 
-// CLICommand returns the plugin CLI command called name.
-func (m *Manager) CLICommand(name string) (*CLICommand, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.cliCmds[name]
-	return c, ok
-}
-
-// CLICommands returns every plugin CLI command, sorted.
-func (m *Manager) CLICommands() []*CLICommand {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]*CLICommand, 0, len(m.cliCmds))
-	for _, c := range m.cliCmds {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-func trimTo(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n])
-	}
-	return s
+// withdraw undoes every registration p committed.
+func (m *Manager) withdraw(p *Plugin) {
+	m.reg.Withdraw(p.Key)
+	p.mu.Lock()
+	p.Loaded = false
+	p.mu.Unlock()
 }

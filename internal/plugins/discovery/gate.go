@@ -26,15 +26,18 @@ type Decision struct {
 	// Status is "enabled" when the plugin is active or will be (loaded,
 	// deferred, or a model provider owned by provider discovery),
 	// "disabled" when config disables it, else "not enabled".
-	Status string
+	Status Status
 	Error  string // why it does not load; "" when it does
 }
 
+// Status is a plugin's state as `hermes plugins list` shows it.
+type Status string
+
 // Plugin states as `hermes plugins list` shows them.
 const (
-	StatusEnabled    = "enabled"
-	StatusDisabled   = "disabled"
-	StatusNotEnabled = "not enabled"
+	StatusEnabled    Status = "enabled"
+	StatusDisabled   Status = "disabled"
+	StatusNotEnabled Status = "not enabled"
 )
 
 // Starts reports whether the plugin is started when plugins load: all of it
@@ -75,7 +78,7 @@ func Decide(c *Candidate, g GateConfig) Decision {
 // ListStatus is the state `hermes plugins list` shows: disabled when config
 // disables the key or manifest name, enabled when it enables one, else not
 // enabled. Unlike Decide it ignores kinds and sources.
-func ListStatus(c *Candidate, g GateConfig) string {
+func ListStatus(c *Candidate, g GateConfig) Status {
 	n := names(c)
 	switch {
 	case matchAny(n, g.Disabled):

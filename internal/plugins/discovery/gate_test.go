@@ -82,7 +82,7 @@ func TestListStatus(t *testing.T) {
 	c := cand("observability/langfuse", "langfuse", "backend", SourceBundled)
 	tests := []struct {
 		g    GateConfig
-		want string
+		want Status
 	}{
 		{GateConfig{}, StatusNotEnabled},
 		{GateConfig{Enabled: []string{"observability/langfuse"}, EnabledSet: true}, StatusEnabled},

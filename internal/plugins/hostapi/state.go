@@ -1,4 +1,4 @@
-package plugins
+package hostapi
 
 import (
 	"context"
@@ -32,9 +32,9 @@ func checkStateKey(key string) error {
 
 // statePath is <home>/plugin-data/<namespace>/state.json; category keys become
 // "<cat>__<name>" so every plugin gets one flat directory.
-func (m *Manager) statePath(p *Plugin) string {
-	ns := strings.ReplaceAll(p.Key, "/", "__")
-	return filepath.Join(m.opts.Home.PluginDataDir(ns), "state.json")
+func (s *Session) statePath() string {
+	ns := strings.ReplaceAll(s.p.ID(), "/", "__")
+	return filepath.Join(s.h.opts.Home.PluginDataDir(ns), "state.json")
 }
 
 func readState(path string) (map[string]any, error) {
@@ -56,25 +56,29 @@ func readState(path string) (map[string]any, error) {
 	return st, nil
 }
 
-func (m *Manager) stateGet(p *Plugin, key string, def any) (any, error) {
-	if err := checkStateKey(key); err != nil {
+func stateGet(_ context.Context, s *Session, sp protocol.StateGetParams) (any, error) {
+	if err := checkStateKey(sp.Key); err != nil {
 		return nil, err
 	}
-	st, err := readState(m.statePath(p))
+	st, err := readState(s.statePath())
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := st[key]; ok {
+	if v, ok := st[sp.Key]; ok {
 		return v, nil
 	}
-	return def, nil
+	return sp.Default, nil
 }
 
-func (m *Manager) stateSet(ctx context.Context, p *Plugin, key string, value any) error {
+func stateSet(ctx context.Context, s *Session, sp protocol.StateSetParams) (any, error) {
+	return nil, s.setState(ctx, sp.Key, protocol.ExactNumbers(sp.Value))
+}
+
+func (s *Session) setState(ctx context.Context, key string, value any) error {
 	if err := checkStateKey(key); err != nil {
 		return err
 	}
-	path := m.statePath(p)
+	path := s.statePath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return protocol.Errorf(protocol.CodeRuntimeError, "create plugin data dir: %v", err)
 	}

@@ -1,4 +1,4 @@
-package plugins
+package hostapi
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -18,15 +19,8 @@ const (
 	eventTimeout    = 30 * time.Second
 )
 
-type subscription struct {
-	plugin    *Plugin
-	event     string
-	deliver   func(ctx context.Context, event string, payload map[string]any) error
-	cancelled atomic.Bool
-}
-
 type delivery struct {
-	sub     *subscription
+	sub     *registry.Subscription
 	event   string
 	payload map[string]any
 	depth   int
@@ -35,9 +29,8 @@ type delivery struct {
 // eventBus carries ctx.emit messages to ctx.subscribe callbacks: fire-and-forget,
 // FIFO on one worker, each subscriber getting its own copy of the payload.
 type eventBus struct {
-	m     *Manager
+	h     *Host
 	mu    sync.Mutex
-	subs  map[string][]*subscription
 	queue chan delivery
 	depth atomic.Int32 // depth of the delivery in progress (0: none)
 	once  sync.Once
@@ -50,10 +43,10 @@ type eventBus struct {
 	closed  bool
 }
 
-func newEventBus(m *Manager) *eventBus {
+func newEventBus(h *Host) *eventBus {
 	idle := make(chan struct{})
 	close(idle)
-	return &eventBus{m: m, subs: map[string][]*subscription{}, queue: make(chan delivery, eventPendingCap),
+	return &eventBus{h: h, queue: make(chan delivery, eventPendingCap),
 		done: make(chan struct{}), idle: idle}
 }
 
@@ -70,55 +63,26 @@ func (b *eventBus) track(n int) {
 	}
 }
 
-func (m *Manager) addSubscription(p *Plugin, event string, deliver func(context.Context, string, map[string]any) error) {
-	s := &subscription{plugin: p, event: event, deliver: deliver}
-	m.addPending(p, func(r *registrations) {
-		r.subs = append(r.subs, s)
-		r.events = append(r.events, event)
-	})
+func subscribe(_ context.Context, s *Session, sp protocol.SubscribeParams) (any, error) {
+	s.Subscribe(sp.Event, s.remoteEvent(sp.Handle))
+	return protocol.RegisterResult{Registered: true}, nil
 }
 
-// waitEarlierCommitted makes an emit made during register() wait until the
-// plugins before p in load order have committed, so their subscriptions hear
-// it as they would in upstream's one-after-another load, though plugins
-// register in parallel here. Earlier plugins never wait for later ones, so
-// this cannot deadlock; ctx bounds it all the same.
-func (m *Manager) waitEarlierCommitted(ctx context.Context, p *Plugin) {
-	p.mu.Lock()
-	ch := p.earlierCommitted
-	if p.Loaded {
-		ch = nil
-	}
-	p.mu.Unlock()
-	if ch == nil {
-		return
-	}
-	select {
-	case <-ch:
-	case <-ctx.Done():
-	}
+// Subscribe records a ctx.subscribe callback for a qualified event name.
+func (s *Session) Subscribe(event string, deliver func(context.Context, string, map[string]any) error) {
+	s.h.reg.AddSubscription(s.p.ID(), &registry.Subscription{Event: event, Plugin: s.p.ID(), Deliver: deliver})
 }
 
-func (b *eventBus) subscribe(s *subscription) func() {
-	b.mu.Lock()
-	b.subs[s.event] = append(b.subs[s.event], s)
-	b.mu.Unlock()
-	return func() {
-		s.cancelled.Store(true)
-		b.mu.Lock()
-		list := b.subs[s.event]
-		for i, x := range list {
-			if x == s {
-				b.subs[s.event] = append(list[:i:i], list[i+1:]...)
-				break
-			}
-		}
-		b.mu.Unlock()
-	}
+func emit(ctx context.Context, s *Session, ep protocol.EmitParams) (any, error) {
+	// An emit made during register() waits until the plugins before this one in
+	// load order have committed, so their subscriptions hear it as they would in
+	// upstream's one-after-another load, though plugins register in parallel here.
+	s.p.WaitEarlierCommitted(ctx)
+	return s.h.events.emit(s.p, ep.Event, ep.Payload)
 }
 
 // emit publishes "<plugin key>:<event>" and returns how many deliveries were queued.
-func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, error) {
+func (b *eventBus) emit(p Caller, event string, payload map[string]any) (int, error) {
 	if event == "" {
 		return 0, protocol.Errorf(protocol.CodeInvalidArgument, "emit: event name must be a non-empty string")
 	}
@@ -126,31 +90,24 @@ func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, e
 		return 0, protocol.Errorf(protocol.CodeInvalidArgument,
 			"emit: event name %q must not contain ':' (it is published as '<plugin>:<event>'; 'hermes:' is reserved)", event)
 	}
-	ns := p.Key
-	if ns == "" && p.Candidate.Manifest != nil {
-		ns = p.Candidate.Manifest.Name
+	ns := p.ID()
+	if ns == "" && p.Manifest() != nil {
+		ns = p.Manifest().Name
 	}
 	qualified := ns + ":" + event
 	depth := int(b.depth.Load()) + 1
 	if depth > eventDepthCap {
-		b.m.warn("event %s dropped: emit recursion depth cap (%d) reached", qualified, eventDepthCap)
+		b.h.opts.Warn("event %s dropped: emit recursion depth cap (%d) reached", qualified, eventDepthCap)
 		return 0, nil
 	}
 	b.mu.Lock()
-	subs := append([]*subscription(nil), b.subs[qualified]...)
 	closed := b.closed
 	b.mu.Unlock()
 	// A plugin that subscribed to its own event earlier in register() hears it,
 	// as in upstream, where a subscription is live at once.
-	p.mu.Lock()
-	for _, s := range p.pending.subs {
-		if s.event == qualified {
-			subs = append(subs, s)
-		}
-	}
-	p.mu.Unlock()
+	subs := b.h.reg.Subscribers(qualified, p.ID())
 	if closed {
-		b.m.log.Warn("event dropped: hermes is shutting down", "event", qualified)
+		b.h.log.Warn("event dropped: hermes is shutting down", "event", qualified)
 		return 0, nil
 	}
 	if len(subs) == 0 {
@@ -174,7 +131,7 @@ func (b *eventBus) emit(p *Plugin, event string, payload map[string]any) (int, e
 			queued++
 		default:
 			b.track(-1)
-			b.m.warn("event %s to plugin %s dropped: pending budget of %d deliveries exceeded", qualified, s.plugin.Key, eventPendingCap)
+			b.h.opts.Warn("event %s to plugin %s dropped: pending budget of %d deliveries exceeded", qualified, s.Plugin, eventPendingCap)
 		}
 	}
 	return queued, nil
@@ -193,15 +150,15 @@ func (b *eventBus) work() {
 }
 
 func (b *eventBus) run(d delivery) {
-	if d.sub.cancelled.Load() {
+	if d.sub.Cancelled() {
 		return
 	}
 	b.depth.Store(int32(d.depth))
 	defer b.depth.Store(0)
 	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
 	defer cancel()
-	if err := d.sub.deliver(ctx, d.event, d.payload); err != nil {
-		b.m.log.Warn("event subscriber failed", "plugin", d.sub.plugin.Key, "event", d.event, "error", err)
+	if err := d.sub.Deliver(ctx, d.event, d.payload); err != nil {
+		b.h.log.Warn("event subscriber failed", "plugin", d.sub.Plugin, "event", d.event, "error", err)
 	}
 }
 
@@ -221,7 +178,7 @@ func (b *eventBus) close(wait time.Duration) {
 		case <-idle:
 			continue
 		case <-deadline.C:
-			b.m.log.Warn("shutting down with undelivered plugin events", "pending", n)
+			b.h.log.Warn("shutting down with undelivered plugin events", "pending", n)
 		}
 		break
 	}

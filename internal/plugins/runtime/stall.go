@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StallReporter writes what hermes knows about a call that went unanswered:
+// the protocol connection's state, every goroutine of hermes and, for a Python
+// plugin, its threads' stacks. Only when Enabled (HERMES_DEBUG_STALL; the test
+// suites set it), to find the cause of a rare lost answer. The zero value
+// reports nothing.
+type StallReporter struct {
+	Enabled bool
+	// KeepDir, when set, also keeps every report there as a file: a command that
+	// never ends never shows its stderr (scripts/test.sh prints the directory).
+	KeepDir string
+	LogsDir string    // where a Python plugin writes its thread dump on request
+	Out     io.Writer // where reports are written (hermes' stderr)
+	Now     func() time.Time
+}
+
+// Report writes the report of what (e.g. "tool x") of plugin, whose
+// connection state at 90% of the wait was waited.
+func (r *StallReporter) Report(plugin string, proc *Process, python bool, what, waited string) {
+	if r == nil || !r.Enabled {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "hermes: stall report: %s of plugin %s got no answer\n", what, plugin)
+	fmt.Fprintf(&b, "connection while the call waited: %s\n", waited)
+	if proc != nil {
+		fmt.Fprintf(&b, "connection now: %s\n", proc.ConnState())
+		if python {
+			proc.RequestStackDump()
+			time.Sleep(500 * time.Millisecond) // the bridge writes its dump on the signal
+		}
+	}
+	b.WriteString("--- hermes goroutines ---\n")
+	b.Write(allStacks())
+	if proc != nil && python {
+		dump, err := os.ReadFile(filepath.Join(r.LogsDir, fmt.Sprintf("stall-%d.txt", proc.Pid())))
+		if err != nil {
+			fmt.Fprintf(&b, "--- plugin threads: %v ---\n", err)
+		} else {
+			fmt.Fprintf(&b, "--- plugin threads (pid %d) ---\n%s", proc.Pid(), dump)
+		}
+	}
+	if r.Out != nil {
+		_, _ = io.WriteString(r.Out, b.String())
+	}
+	if r.KeepDir != "" {
+		now := time.Now
+		if r.Now != nil {
+			now = r.Now
+		}
+		name := fmt.Sprintf("stall-%d-%d.txt", os.Getpid(), now().UnixNano())
+		_ = os.WriteFile(filepath.Join(r.KeepDir, name), []byte(b.String()), 0o644)
+	}
+}
+
+// WatchSlowCall reports a call without a timeout of its own (a plugin CLI
+// command) that is still waiting after after; the returned func stops the watch.
+func (r *StallReporter) WatchSlowCall(plugin string, proc func() *Process, python bool, what string, after time.Duration) func() {
+	if r == nil || !r.Enabled {
+		return func() {}
+	}
+	t := time.AfterFunc(after, func() {
+		r.Report(plugin, proc(), python, fmt.Sprintf("%s (still waiting after %s)", what, after), "(still waiting: see now)")
+	})
+	return func() { t.Stop() }
+}
+
+// StallSnapshot records the connection's state at 90% of a call's timeout, while
+// the call still waits (when the report is written, the call has given up and
+// its bookkeeping is gone). A nil snapshot is a valid, empty one.
+type StallSnapshot struct {
+	timer *time.Timer
+	mu    sync.Mutex
+	state string
+}
+
+// SnapshotBefore arms a snapshot for a call bounded by timeout; nil without
+// reports or a timeout.
+func (r *StallReporter) SnapshotBefore(proc func() *Process, timeout time.Duration) *StallSnapshot {
+	if r == nil || !r.Enabled || timeout <= 0 {
+		return nil
+	}
+	s := &StallSnapshot{state: "(not taken)"}
+	s.timer = time.AfterFunc(timeout*9/10, func() {
+		if p := proc(); p != nil {
+			st := p.ConnState()
+			s.mu.Lock()
+			s.state = st
+			s.mu.Unlock()
+		}
+	})
+	return s
+}
+
+// SnapshotBeforeDeadline is SnapshotBefore for a call bounded by ctx's deadline
+// (a hook callback's timeout is set by the dispatcher).
+func (r *StallReporter) SnapshotBeforeDeadline(ctx context.Context, proc func() *Process) *StallSnapshot {
+	if r == nil || !r.Enabled {
+		return nil
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	return r.SnapshotBefore(proc, time.Until(deadline))
+}
+
+// Stop disarms the snapshot.
+func (s *StallSnapshot) Stop() {
+	if s != nil {
+		s.timer.Stop()
+	}
+}
+
+// Text is the state recorded ("(not taken)" if none was).
+func (s *StallSnapshot) Text() string {
+	if s == nil {
+		return "(not taken)"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// allStacks is every goroutine's stack, as a panic prints them. runtime.Stack
+// rather than runtime/pprof: linking pprof turns the runtime's heap profiling on,
+// and its sampling costs every short hermes command page faults.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	for {
+		n := goruntime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
