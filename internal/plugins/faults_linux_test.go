@@ -166,7 +166,7 @@ func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 	if err := env.m.Discover(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.m.pythonInfo(context.Background()); err != nil {
+	if _, err := env.m.py.Info(context.Background()); err != nil {
 		t.Skipf("no python: %v", err)
 	}
 	t.Cleanup(func() { closeBounded(t, env.m) })

@@ -22,9 +22,9 @@ import (
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
-	"github.com/hermes-go/hermes/internal/plugins/pybridge"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
+	"github.com/hermes-go/hermes/internal/plugins/runtime/python"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -71,25 +71,20 @@ type Manager struct {
 	reg   *registry.Registry
 	host  *hostapi.Host
 	stall *runtime.StallReporter
+	py    *python.Launcher
 
-	mu        sync.Mutex
-	plugins   map[string]*Plugin
-	sorted    []*Plugin
-	warnings  []string
-	settings  config.PluginSettings
-	python    *runtime.PythonInfo
-	pythonErr error
-	loading   map[string]bool // keys being loaded right now (answers has_plugin during register)
-	live      bool            // Load has finished: warnings are logged, not kept (see warn)
-	envOnce   sync.Once
-	env       []string     // plugin processes' environment without HERMES_HOME (see pluginEnv)
-	timeout   atomic.Int64 // plugins.tool_call_timeout
-	closed    bool
-	restarts  sync.WaitGroup
-
-	forkMu     sync.Mutex // serialises starting the fork server
-	fork       *runtime.ForkServer
-	forkFailed bool
+	mu       sync.Mutex
+	plugins  map[string]*Plugin
+	sorted   []*Plugin
+	warnings []string
+	settings config.PluginSettings
+	loading  map[string]bool // keys being loaded right now (answers has_plugin during register)
+	live     bool            // Load has finished: warnings are logged, not kept (see warn)
+	envOnce  sync.Once
+	env      []string     // plugin processes' environment without HERMES_HOME (see pluginEnv)
+	timeout  atomic.Int64 // plugins.tool_call_timeout
+	closed   bool
+	restarts sync.WaitGroup
 }
 
 // New creates a manager; call Discover, then Load.
@@ -126,6 +121,11 @@ func New(opts Options) *Manager {
 	if m.stall.Out == nil {
 		m.stall.Out = os.Stderr
 	}
+	m.py = python.New(python.Options{
+		Configured: func() string { return m.Settings().Python }, Env: opts.Env,
+		CacheDir: opts.Home.CacheDir(), Cwd: opts.Cwd, Sink: opts.Sink, Logger: m.log,
+		PluginEnv: m.pluginEnv, NoForkServer: discovery.Truthy(opts.Env("HERMES_NO_FORKSERVER")),
+	})
 	m.host = hostapi.New(hostapi.Options{
 		Registry: m.reg, Store: m.store, Home: opts.Home, Logger: m.log, Sink: opts.Sink,
 		Plugins: m, Tools: tr, Agent: opts.Agent, Stalls: m.stall, Warn: m.warn,
@@ -230,9 +230,9 @@ func (m *Manager) Discover() error {
 	if discovery.Truthy(m.opts.Env("HERMES_ENABLE_PROJECT_PLUGINS")) && m.opts.Cwd != "" {
 		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
 	}
-	info, pyErr := m.pythonInfo(context.Background())
+	info, pyErr := m.py.Info(context.Background())
 	if pyErr == nil {
-		opts.SitePackages = sitePackages(m.opts.Env("PYTHONPATH"), info.SitePackages())
+		opts.SitePackages = python.SitePackages(m.opts.Env("PYTHONPATH"), info)
 		opts.EntryPointCache = filepath.Join(m.opts.Home.CacheDir(), "entry-points.json")
 	}
 	cands, dwarns := discovery.Discover(opts)
@@ -293,37 +293,6 @@ func (m *Manager) warnUnscannedEntryPoints(cands []*discovery.Candidate, enabled
 	}
 }
 
-// sitePackages is where entry points are looked for: the directories of PYTHONPATH
-// first (as on the interpreter's sys.path), then the probed sys.path. The probe is
-// cached per interpreter, so PYTHONPATH is read here, fresh, rather than trusted to
-// be in the cached sys.path.
-func sitePackages(pythonPath string, probed []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(dir string) {
-		if dir == "" {
-			return
-		}
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
-		}
-		if seen[dir] {
-			return
-		}
-		seen[dir] = true
-		out = append(out, dir)
-	}
-	for _, dir := range filepath.SplitList(pythonPath) {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			add(dir)
-		}
-	}
-	for _, dir := range probed {
-		add(dir)
-	}
-	return out
-}
-
 func runtimeOf(c *discovery.Candidate) RuntimeKind {
 	switch {
 	case c.Builtin:
@@ -364,23 +333,6 @@ func (m *Manager) Resolve(name string) (*Plugin, error) {
 	}
 	p, _ := m.Plugin(c.Key)
 	return p, nil
-}
-
-// pythonInfo probes the configured interpreter once per manager.
-func (m *Manager) pythonInfo(ctx context.Context) (*runtime.PythonInfo, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.python != nil || m.pythonErr != nil {
-		return m.python, m.pythonErr
-	}
-	interp := runtime.ChooseInterpreter(m.settings.Python, m.opts.Env)
-	info, err := runtime.ProbePython(ctx, interp, m.opts.Env, m.opts.Home.CacheDir(), m.opts.Cwd)
-	if err != nil {
-		m.pythonErr = err
-		return nil, err
-	}
-	m.python = &info
-	return m.python, nil
 }
 
 // safeModeError is the load error of every plugin while HERMES_SAFE_MODE is on.
@@ -586,16 +538,10 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		spec.WorkDir = ""
 		rt = &runtime.Exec{Options: rtOpts}
 	default:
-		py, err := m.pythonInfo(ctx)
-		if err != nil {
+		var err error
+		if rt, err = m.py.Runtime(ctx, rtOpts); err != nil {
 			return err
 		}
-		script, err := pybridge.Ensure(m.opts.Home.CacheDir())
-		if err != nil {
-			return err
-		}
-		m.ensureBridgeBytecode(ctx, py, script)
-		rt = &runtime.Python{Interpreter: py.Executable, Script: script, Options: rtOpts, Fork: m.forkServer(ctx, py, script)}
 	}
 	proc, _, err := rt.Start(ctx, spec, p.session.Handler())
 	if err != nil {
@@ -654,50 +600,8 @@ func (m *Manager) Close(ctx context.Context) {
 		}(proc)
 	}
 	wg.Wait()
-	m.mu.Lock()
-	fork := m.fork
-	m.mu.Unlock()
-	if fork != nil {
-		fork.Close()
-	}
+	m.py.Close()
 	m.runBuiltinUnload()
-}
-
-// forkServer returns the manager's Python fork server, starting it on first use; nil
-// when it is switched off (HERMES_NO_FORKSERVER) or cannot start, and plugins then
-// start an interpreter each. A server that died is started again.
-func (m *Manager) forkServer(ctx context.Context, py *runtime.PythonInfo, script string) *runtime.ForkServer {
-	if discovery.Truthy(m.opts.Env("HERMES_NO_FORKSERVER")) {
-		return nil
-	}
-	m.forkMu.Lock()
-	defer m.forkMu.Unlock()
-	m.mu.Lock()
-	fork, closed, failed := m.fork, m.closed, m.forkFailed
-	m.mu.Unlock()
-	if closed || failed {
-		return nil
-	}
-	if fork != nil && fork.Alive() {
-		return fork
-	}
-	if fork != nil {
-		fork.Close()
-	}
-	fork, err := runtime.StartForkServer(ctx, py.Executable, script, runtime.PythonEnv(m.pluginEnv()), m.opts.Cwd, m.opts.Sink)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err != nil {
-		m.forkFailed = true
-		m.log.Warn("python fork server unavailable; starting an interpreter per plugin", "error", err)
-		return nil
-	}
-	if m.closed {
-		fork.Close()
-		return nil
-	}
-	m.fork = fork
-	return fork
 }
 
 // Loading reports whether key is a plugin of the Load in progress.
