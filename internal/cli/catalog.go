@@ -13,52 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/catalog"
-	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins"
 )
 
 // pluginsCatalogCommands are search, browse and info, registered under `hermes plugins`.
-func pluginsCatalogCommands(app *App) []*cobra.Command {
-	return []*cobra.Command{newPluginsSearchCmd(app), newPluginsBrowseCmd(app), newPluginsInfoCmd(app)}
-}
-
-// loadCatalog reads the merged catalog for this HERMES_HOME: config URL overrides,
-// HERMES_OFFLINE, caches under $HERMES_HOME/cache. Fetch and cache problems are
-// warnings on stderr; it always returns a catalog (the embedded seed at worst).
-func (a *App) loadCatalog(ctx context.Context, refresh bool) (*catalog.Catalog, error) {
-	h, err := a.Home()
-	if err != nil {
-		return nil, err
-	}
-	l := &catalog.Loader{CacheDir: h.CacheDir(), Refresh: refresh, Offline: catalog.Truthy(a.Env(catalog.EnvOffline))}
-	if doc, err := (config.Store{Path: h.ConfigPath()}).Load(); err == nil {
-		for key, dst := range map[string]*string{catalog.IndexURLKey: &l.IndexURL, catalog.CatalogURLKey: &l.CatalogURL} {
-			v, ok := doc.Get(key)
-			if !ok || v == nil {
-				continue
-			}
-			if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
-				*dst = strings.TrimSpace(s)
-			} else {
-				a.warn(fmt.Sprintf("%s is not a URL string; using the default", key))
-			}
-		}
-	}
-	c := l.Load(ctx)
-	for _, w := range c.Warnings {
-		a.warn(w)
-	}
-	switch {
-	case len(c.Skipped) > 0 && c.Fetched:
-		for _, s := range c.Skipped {
-			a.warn(s)
-		}
-	case len(c.Skipped) > 0:
-		a.warn(fmt.Sprintf("%d invalid catalog/index entries were skipped (run with --refresh to see why)", len(c.Skipped)))
-	}
-	return c, nil
+func pluginsCatalogCommands(f *app.Factory) []*cobra.Command {
+	return []*cobra.Command{newPluginsSearchCmd(f), newPluginsBrowseCmd(f), newPluginsInfoCmd(f)}
 }
 
 // ---- search / browse ----------------------------------------------------------------
@@ -68,7 +31,7 @@ type searchOptions struct {
 	json, refresh bool
 }
 
-func newPluginsSearchCmd(app *App) *cobra.Command {
+func newPluginsSearchCmd(f *app.Factory) *cobra.Command {
 	var o searchOptions
 	cmd := &cobra.Command{
 		Use:   "search [TERM]",
@@ -84,7 +47,7 @@ func newPluginsSearchCmd(app *App) *cobra.Command {
 			if len(args) == 1 {
 				term = args[0]
 			}
-			return pluginsSearch(cmd.Context(), app, term, o)
+			return pluginsSearch(cmd.Context(), f, term, o)
 		},
 	}
 	searchFlags(cmd, &o)
@@ -92,31 +55,31 @@ func newPluginsSearchCmd(app *App) *cobra.Command {
 }
 
 func searchFlags(cmd *cobra.Command, o *searchOptions) {
-	f := cmd.Flags()
-	f.StringVar(&o.capability, "capability", "", "only plugins declaring this `CAP` (index labels such as tools, platform; catalog: tools, hooks, middleware, env)")
-	f.BoolVar(&o.json, "json", false, "machine-readable output")
-	f.BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
+	fl := cmd.Flags()
+	fl.StringVar(&o.capability, "capability", "", "only plugins declaring this `CAP` (index labels such as tools, platform; catalog: tools, hooks, middleware, env)")
+	fl.BoolVar(&o.json, "json", false, "machine-readable output")
+	fl.BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
 }
 
-func newPluginsBrowseCmd(app *App) *cobra.Command {
+func newPluginsBrowseCmd(f *app.Factory) *cobra.Command {
 	var o searchOptions
 	cmd := &cobra.Command{
 		Use:   "browse",
 		Short: "List every plugin in the catalog and the community index",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsSearch(cmd.Context(), app, "", o) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsSearch(cmd.Context(), f, "", o) },
 	}
 	searchFlags(cmd, &o)
 	return cmd
 }
 
-func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) error {
-	c, err := app.loadCatalog(ctx, o.refresh)
+func pluginsSearch(ctx context.Context, f *app.Factory, term string, o searchOptions) error {
+	c, err := f.Catalog(ctx, o.refresh)
 	if err != nil {
 		return err
 	}
 	results := c.Search(term, o.capability)
-	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
+	out := bufio.NewWriterSize(f.IO.Out, 64<<10)
 	defer out.Flush()
 	src := c.Source()
 	if o.json {
@@ -130,7 +93,7 @@ func pluginsSearch(ctx context.Context, app *App, term string, o searchOptions) 
 		}
 		return nil
 	}
-	t := &table{color: app.Color()}
+	t := &table{color: f.Color()}
 	t.header("Name", "Listed", "Description", "Author", "Tags")
 	for _, r := range results {
 		e := r.Entry
@@ -268,21 +231,21 @@ func entryJSON(c *catalog.Catalog, e *catalog.Entry) any {
 
 // ---- info ---------------------------------------------------------------------------
 
-func newPluginsInfoCmd(app *App) *cobra.Command {
+func newPluginsInfoCmd(f *app.Factory) *cobra.Command {
 	var o searchOptions
 	cmd := &cobra.Command{
 		Use:   "info NAME",
 		Short: "Show a catalog entry: repo, pinned SHA, tier, what it registers, how to install (else the installed plugin)",
 		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsInfo(cmd.Context(), app, args[0], o) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsInfo(cmd.Context(), f, args[0], o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "machine-readable output")
 	cmd.Flags().BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
 	return cmd
 }
 
-func pluginsInfo(ctx context.Context, app *App, name string, o searchOptions) error {
-	c, err := app.loadCatalog(ctx, o.refresh)
+func pluginsInfo(ctx context.Context, f *app.Factory, name string, o searchOptions) error {
+	c, err := f.Catalog(ctx, o.refresh)
 	if err != nil {
 		return err
 	}
@@ -298,24 +261,24 @@ func pluginsInfo(ctx context.Context, app *App, name string, o searchOptions) er
 			for i := range le.Candidates {
 				all = append(all, entryJSON(c, &le.Candidates[i]))
 			}
-			return writeJSON(app.IO.Out, all)
+			return writeJSON(f.IO.Out, all)
 		}
-		fmt.Fprintf(app.IO.Out, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
+		fmt.Fprintf(f.IO.Out, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
 		for i := range le.Candidates {
-			fmt.Fprintln(app.IO.Out)
-			writeEntryInfo(app.IO.Out, c, &le.Candidates[i], true)
+			fmt.Fprintln(f.IO.Out)
+			writeEntryInfo(f.IO.Out, c, &le.Candidates[i], true)
 		}
 		return nil
 	}
 	if lerr != nil {
 		// Not in the catalog: an installed or bundled plugin by that name (upstream's
 		// fallback to show).
-		if m, err := app.Manager(); err == nil {
+		if m, err := f.Host(ctx); err == nil {
 			if _, err := m.Resolve(name); err == nil {
-				m.Close(context.Background())
-				return pluginsShow(ctx, app, name, o.json)
+				m.Close()
+				return pluginsShow(ctx, f, name, o.json)
 			}
-			m.Close(context.Background())
+			m.Close()
 		}
 		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", name)
 		for i, s := range le.Candidates {
@@ -324,12 +287,12 @@ func pluginsInfo(ctx context.Context, app *App, name string, o searchOptions) er
 			}
 			msg += "\n  " + s.Name + "  (" + s.Provenance() + ")"
 		}
-		return failf("%s", msg)
+		return app.Failf("%s", msg)
 	}
 	if o.json {
-		return writeJSON(app.IO.Out, entryJSON(c, e))
+		return writeJSON(f.IO.Out, entryJSON(c, e))
 	}
-	writeEntryInfo(app.IO.Out, c, e, false)
+	writeEntryInfo(f.IO.Out, c, e, false)
 	return nil
 }
 
@@ -436,26 +399,26 @@ func registersSummary(e *catalog.Entry) string {
 // explicit --ref wins and is recorded as a custom pin (catalog.pin ≠ catalog.sha).
 // Unknown and ambiguous names, and names on the kill list without --allow-removed,
 // are refused before anything is fetched.
-func catalogInstallRequest(ctx context.Context, app *App, name string, o installOptions) (install.Request, error) {
-	c, err := app.loadCatalog(ctx, false)
+func catalogInstallRequest(ctx context.Context, f *app.Factory, name string, o installOptions) (install.Request, error) {
+	c, err := f.Catalog(ctx, false)
 	if err != nil {
 		return install.Request{}, err
 	}
 	e, err := c.Lookup(name)
 	if err != nil {
-		return install.Request{}, failf("Error: %v", err)
+		return install.Request{}, app.Failf("Error: %v", err)
 	}
 	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
 		if !o.allowRemoved {
-			return install.Request{}, failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
 		}
-		app.warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
+		f.Warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
 	}
 	ref := e.Ref
 	if o.ref != "" {
 		r, err := install.ValidateRef(o.ref)
 		if err != nil {
-			return install.Request{}, failf("Error: %v", err)
+			return install.Request{}, app.Failf("Error: %v", err)
 		}
 		ref = r
 	}
@@ -463,9 +426,9 @@ func catalogInstallRequest(ctx context.Context, app *App, name string, o install
 	if e.Origin == catalog.OriginIndex {
 		tier = "index"
 	}
-	fmt.Fprintf(app.IO.Out, "Resolved %s (%s) → %s @ %s\n", e.Name, e.Provenance(), e.Identifier(), e.Ref[:12])
+	fmt.Fprintf(f.IO.Out, "Resolved %s (%s) → %s @ %s\n", e.Name, e.Provenance(), e.Identifier(), e.Ref[:12])
 	if ref != e.Ref {
-		fmt.Fprintf(app.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
+		fmt.Fprintf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
 	}
 	return install.Request{
 		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.force, AllowRemoved: o.allowRemoved,

@@ -19,10 +19,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
-	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/tools"
 )
@@ -36,7 +36,7 @@ type chatOptions struct {
 	noStream bool
 }
 
-func newChatCmd(app *App) *cobra.Command {
+func newChatCmd(f *app.Factory) *cobra.Command {
 	o := &chatOptions{}
 	cmd := &cobra.Command{
 		Use:   "chat",
@@ -49,23 +49,24 @@ Interactive: type a message and press Enter. Ctrl-C stops the running turn, Ctrl
 to stdout and hermes exits; plugin output and progress always go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runChat(cmd.Context(), app, o)
+			return runChat(cmd.Context(), f, o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&o.query, "query", "q", "", "run one prompt and print the final answer")
-	f.BoolVar(&o.jsonOut, "json", false, "with -q: print the turn's messages and tool calls as JSON")
-	f.StringVar(&o.resume, "resume", "", "continue the stored session `ID` where it stopped")
-	f.StringVar(&o.model, "model", "", "use this model instead of model.default")
-	f.StringVar(&o.toolsets, "toolsets", "", "comma-separated toolsets the model may use (default: config toolsets, else all)")
-	f.BoolVar(&o.noStream, "no-stream", false, "ask the model for whole answers instead of a stream")
+	fl := cmd.Flags()
+	fl.StringVarP(&o.query, "query", "q", "", "run one prompt and print the final answer")
+	fl.BoolVar(&o.jsonOut, "json", false, "with -q: print the turn's messages and tool calls as JSON")
+	fl.StringVar(&o.resume, "resume", "", "continue the stored session `ID` where it stopped")
+	fl.StringVar(&o.model, "model", "", "use this model instead of model.default")
+	fl.StringVar(&o.toolsets, "toolsets", "", "comma-separated toolsets the model may use (default: config toolsets, else all)")
+	fl.BoolVar(&o.noStream, "no-stream", false, "ask the model for whole answers instead of a stream")
 	return cmd
 }
 
 // chatSession is everything one `hermes chat` run holds.
 type chatSession struct {
-	app     *App
-	m       *plugins.Manager
+	f       *app.Factory
+	m       *app.Host
+	endChat func()
 	reg     *registry.Registry
 	hooks   *hooks.Dispatcher
 	ag      *agent.Agent
@@ -78,36 +79,30 @@ type chatSession struct {
 	quit    bool
 }
 
-func runChat(ctx context.Context, app *App, o *chatOptions) error {
+func runChat(ctx context.Context, f *app.Factory, o *chatOptions) error {
 	if o.jsonOut && o.query == "" {
-		return &exitCodeError{code: exitUsage, msg: "Error: --json needs -q PROMPT (it prints one turn)"}
+		return &app.ExitError{Code: app.ExitUsage, Message: "Error: --json needs -q PROMPT (it prints one turn)"}
 	}
 	var pump *linePump
 	if o.query == "" {
 		// One reader owns stdin: the prompt loop takes lines while idle, the
 		// approval prompt takes them while a turn waits on it.
-		pump = newLinePump(app.IO.In)
-		app.IO.In = pump
+		pump = newLinePump(f.IO.In)
+		f.IO.In = pump
 	}
-	m, err := app.Manager()
+	m, err := f.Host(ctx)
 	if err != nil {
 		return err
 	}
-	defer m.Close(context.Background())
-	if err := m.Load(ctx, nil); err != nil {
+	defer m.Close()
+	if err := m.Load(ctx); err != nil {
 		return err
-	}
-	app.flushWarnings(m)
-	for _, p := range m.Plugins() {
-		if e := p.ErrorText(); e != "" && p.Decision.Starts() {
-			fmt.Fprintf(app.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)
-		}
 	}
 
 	// Ctrl-C belongs to the chat from here on: it stops the running turn, not
 	// hermes (interruptOnSignal), so the session outlives the root's signal context.
 	ctx = context.WithoutCancel(ctx)
-	cs, err := newChatSession(ctx, app, m, o)
+	cs, err := newChatSession(ctx, f, m, o)
 	if err != nil {
 		return err
 	}
@@ -172,7 +167,7 @@ func (p *linePump) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOptions) (*chatSession, error) {
+func newChatSession(ctx context.Context, f *app.Factory, m *app.Host, o *chatOptions) (*chatSession, error) {
 	h := m.Home()
 	doc, err := m.Store().Load()
 	if err != nil {
@@ -191,20 +186,20 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 	if err != nil {
 		return nil, err
 	}
-	lcfg, err := llm.FromConfig(ctx, modelSection, app.Env, dotenv)
+	lcfg, err := llm.FromConfig(ctx, modelSection, f.Env, dotenv)
 	if err != nil {
-		return nil, failf("Error: %v", err)
+		return nil, app.Failf("Error: %v", err)
 	}
 
-	cs := &chatSession{app: app, m: m, reg: m.Registry(), hooks: m.Registry().Hooks(), model: lcfg.Model, inject: make(chan string, 16)}
+	cs := &chatSession{f: f, m: m, reg: m.Registry, hooks: m.Registry.Hooks(), model: lcfg.Model, inject: make(chan string, 16)}
 	enabled, err := toolsetFilter(o.toolsets, cfg["toolsets"])
 	if err != nil {
 		return nil, err
 	}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
-		Pipeline: app.pipeline(m), Hooks: cs.hooks, ToolEnabled: enabled, Platform: "cli",
-		Output: chatOutput{app: app, stream: o.query == ""}, Stream: !o.noStream,
+		Pipeline: m.Pipeline(), Hooks: cs.hooks, ToolEnabled: enabled, Platform: "cli",
+		Output: chatOutput{f: f, stream: o.query == ""}, Stream: !o.noStream,
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: cs.reg.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.Dir, "hook_outputs"),
@@ -214,13 +209,12 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)
 	if err != nil {
-		return nil, failf("Error: %v", err)
+		return nil, app.Failf("Error: %v", err)
 	}
 	ag.SetClient(client)
 	cs.ag = ag
 
-	app.agent.setLLM(app.pluginLLM(m, client, lcfg).Serve)
-	app.agent.setInjector(cs.injectMessage)
+	cs.endChat = m.Chat(client, lcfg, cs.injectMessage)
 
 	store, err := openChatStore(ctx, h.Dir)
 	if err != nil {
@@ -231,7 +225,7 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		id, history, err := store.History(ctx, o.resume)
 		if err != nil {
 			store.Close()
-			return nil, failf("Error: %v (list sessions with: hermes sessions list)", err)
+			return nil, app.Failf("Error: %v (list sessions with: hermes sessions list)", err)
 		}
 		cs.sess = ag.ResumeSession(id, history)
 	} else {
@@ -243,8 +237,8 @@ func newChatSession(ctx context.Context, app *App, m *plugins.Manager, o *chatOp
 		cs.sess = ag.NewSession(ctx, id)
 	}
 	ag.SetRecorder(store)
-	if app.approver != nil {
-		app.approver.SessionKey = cs.sess.ID
+	if m.Approver != nil {
+		m.Approver.SessionKey = cs.sess.ID
 	}
 	return cs, nil
 }
@@ -299,17 +293,17 @@ func toolsetFilter(flag string, fromConfig any) (func(*tools.Tool) bool, error) 
 
 // chatOutput shows streamed text (interactive only) and progress lines.
 type chatOutput struct {
-	app    *App
+	f      *app.Factory
 	stream bool
 }
 
 func (o chatOutput) Text(s string) {
 	if o.stream {
-		io.WriteString(o.app.IO.Out, s)
+		io.WriteString(o.f.IO.Out, s)
 	}
 }
 
-func (o chatOutput) Progress(s string) { fmt.Fprintln(o.app.IO.Err, s) }
+func (o chatOutput) Progress(s string) { fmt.Fprintln(o.f.IO.Err, s) }
 
 // injectMessage is ctx.inject_message in CLI mode: queued as the next input when
 // idle; a running turn is interrupted so the message goes next.
@@ -377,14 +371,14 @@ func (cs *chatSession) oneShot(ctx context.Context, o *chatOptions) error {
 	}
 	if runErr != nil {
 		if errors.Is(runErr, agent.ErrInterrupted) {
-			return failf("Interrupted.")
+			return app.Failf("Interrupted.")
 		}
-		return failf("Error: %v", runErr)
+		return app.Failf("Error: %v", runErr)
 	}
 	if len(turns) > 0 {
-		fmt.Fprintln(cs.app.IO.Out, turns[len(turns)-1].Final)
+		fmt.Fprintln(cs.f.IO.Out, turns[len(turns)-1].Final)
 	}
-	fmt.Fprintf(cs.app.IO.Err, "session %s (continue it with: hermes chat --resume %s)\n", cs.sess.ID, cs.sess.ID)
+	fmt.Fprintf(cs.f.IO.Err, "session %s (continue it with: hermes chat --resume %s)\n", cs.sess.ID, cs.sess.ID)
 	return nil
 }
 
@@ -416,14 +410,14 @@ func (cs *chatSession) printJSON(turns []*agent.Turn, runErr error) error {
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}
-	enc := json.NewEncoder(cs.app.IO.Out)
+	enc := json.NewEncoder(cs.f.IO.Out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
 	if runErr != nil {
-		return silentExit(exitError)
+		return app.SilentExit(app.ExitFail)
 	}
 	return nil
 }
@@ -444,13 +438,13 @@ func (cs *chatSession) interruptOnSignal(ctx context.Context) func() {
 				cs.mu.Unlock()
 				if running != nil {
 					running()
-					fmt.Fprintln(cs.app.IO.Err, "\n(interrupted)")
+					fmt.Fprintln(cs.f.IO.Err, "\n(interrupted)")
 				} else if sig == syscall.SIGTERM {
 					cs.mu.Lock()
 					cs.quit = true
 					cs.mu.Unlock()
 				} else {
-					fmt.Fprintln(cs.app.IO.Err, "\n(use /quit or Ctrl-D to leave)")
+					fmt.Fprintln(cs.f.IO.Err, "\n(use /quit or Ctrl-D to leave)")
 				}
 			}
 		}
@@ -463,9 +457,9 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 	stop := cs.interruptOnSignal(ctx)
 	defer stop()
 	lines, eof := pump.lines, pump.eof
-	tty := cs.app.IO.CanPrompt()
+	tty := cs.f.IO.CanPrompt()
 	if tty {
-		fmt.Fprintf(cs.app.IO.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.model, cs.sess.ID)
+		fmt.Fprintf(cs.f.IO.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.model, cs.sess.ID)
 	}
 	for {
 		cs.mu.Lock()
@@ -475,12 +469,12 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 			return nil
 		}
 		if tty {
-			fmt.Fprint(cs.app.IO.Out, "\n› ")
+			fmt.Fprint(cs.f.IO.Out, "\n› ")
 		}
 		var input string
 		select {
 		case input = <-cs.inject:
-			fmt.Fprintf(cs.app.IO.Err, "[injected] %s\n", input)
+			fmt.Fprintf(cs.f.IO.Err, "[injected] %s\n", input)
 		case input = <-lines:
 		case <-eof:
 			// Injected messages still queued run before leaving.
@@ -488,7 +482,7 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 			case input = <-cs.inject:
 			default:
 				if tty {
-					fmt.Fprintln(cs.app.IO.Out)
+					fmt.Fprintln(cs.f.IO.Out)
 				}
 				return nil
 			}
@@ -503,20 +497,22 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 		case errors.Is(err, errQuit):
 			return nil
 		case errors.Is(err, agent.ErrInterrupted):
-			fmt.Fprintln(cs.app.IO.Err, "(turn stopped; what was said so far is kept)")
+			fmt.Fprintln(cs.f.IO.Err, "(turn stopped; what was said so far is kept)")
 		case err != nil:
-			fmt.Fprintf(cs.app.IO.Err, "Error: %v\n", err)
+			fmt.Fprintf(cs.f.IO.Err, "Error: %v\n", err)
 		case t != nil && !cs.ag.Streams():
-			fmt.Fprintln(cs.app.IO.Out, t.Final)
+			fmt.Fprintln(cs.f.IO.Out, t.Final)
 		case t != nil && t.Final != "" && !t.Streamed:
 			// Nothing was streamed (the provider answered whole): show it now.
-			fmt.Fprintln(cs.app.IO.Out, t.Final)
+			fmt.Fprintln(cs.f.IO.Out, t.Final)
 		}
 	}
 }
 
 func (cs *chatSession) close() {
-	cs.app.agent.setInjector(nil)
+	if cs.endChat != nil {
+		cs.endChat()
+	}
 	if cs.sess != nil && cs.hooks.Has("on_session_finalize") {
 		cs.hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
 	}

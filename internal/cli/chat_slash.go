@@ -38,7 +38,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 	}
 	if !known {
-		fmt.Fprintf(cs.app.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
+		fmt.Fprintf(cs.f.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
 	if cs.hooks.Has("pre_command") {
@@ -51,7 +51,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 			"session_key": cs.sess.ID, "platform": "cli",
 		})
 	}
-	out := cs.app.IO.Out
+	out := cs.f.IO.Out
 	switch canonical {
 	case "help":
 		fmt.Fprintln(out, "Commands:")
@@ -98,7 +98,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	res, ok, err := cmd.Run(ctx, rawArgs)
 	switch {
 	case err != nil:
-		fmt.Fprintf(cs.app.IO.Err, "/%s failed: %v\n", canonical, err)
+		fmt.Fprintf(cs.f.IO.Err, "/%s failed: %v\n", canonical, err)
 	case ok:
 		fmt.Fprintln(out, res)
 	}
@@ -131,10 +131,10 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 		cs.hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
 	cs.sess = cs.ag.NewSession(ctx, id)
-	if cs.app.approver != nil {
-		cs.app.approver.SessionKey = id
+	if cs.m.Approver != nil {
+		cs.m.Approver.SessionKey = id
 	}
-	fmt.Fprintf(cs.app.IO.Err, "New session %s\n", id)
+	fmt.Fprintf(cs.f.IO.Err, "New session %s\n", id)
 	return nil
 }
 

@@ -6,35 +6,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
 )
 
-// confirm asks a yes/no question on the terminal; only "y"/"yes" count, EOF is no.
-func (a *App) confirm(prompt string) bool {
-	if !a.IO.CanPrompt() {
-		return false
-	}
-	fmt.Fprint(a.IO.Out, prompt)
-	line, err := readLine(a.IO.In)
-	if err != nil && line == "" {
-		fmt.Fprintln(a.IO.Out)
-		return false
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	return false
-}
-
 // afterEnableConsent runs the capability consent flow after enabling a non-bundled
 // plugin, or the legacy tool-override question when it declares no capabilities.
-func afterEnableConsent(ctx context.Context, app *App, m *plugins.Manager, p *plugins.Plugin, allowSet, denySet bool) error {
+func afterEnableConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plugins.Plugin, allowSet, denySet bool) error {
 	declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)
 	if len(declared) > 0 {
-		if err := runCapabilityConsent(ctx, app, m, p.Key, declared, "requests"); err != nil {
+		if err := runCapabilityConsent(ctx, f, m, p.Key, declared, "requests"); err != nil {
 			return err
 		}
 		if !allowSet && !denySet {
@@ -49,10 +32,10 @@ func afterEnableConsent(ctx context.Context, app *App, m *plugins.Manager, p *pl
 	case denySet:
 		v := false
 		value = &v
-	case len(declared) == 0 && app.IO.CanPrompt():
-		fmt.Fprintln(app.IO.Out, "Allow this plugin to replace built-in tools (e.g. shell_exec, write_file)?")
-		fmt.Fprintln(app.IO.Out, "Only plugins you trust should get this: an override sees every call routed through that tool.")
-		v := app.confirm("Grant it? [y/N] ")
+	case len(declared) == 0 && f.IO.CanPrompt():
+		fmt.Fprintln(f.IO.Out, "Allow this plugin to replace built-in tools (e.g. shell_exec, write_file)?")
+		fmt.Fprintln(f.IO.Out, "Only plugins you trust should get this: an override sees every call routed through that tool.")
+		v := f.IO.Confirm("Grant it? [y/N] ")
 		value = &v
 	}
 	if value == nil {
@@ -65,7 +48,7 @@ func afterEnableConsent(ctx context.Context, app *App, m *plugins.Manager, p *pl
 
 // runCapabilityConsent asks once for the pending declared capabilities. Outside a
 // terminal nothing is granted (fail closed) and the user is told how to grant later.
-func runCapabilityConsent(ctx context.Context, app *App, m *plugins.Manager, id string, declared []string, verb string) error {
+func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id string, declared []string, verb string) error {
 	doc, err := m.Store().Load()
 	if err != nil {
 		return err
@@ -79,18 +62,18 @@ func runCapabilityConsent(ctx context.Context, app *App, m *plugins.Manager, id 
 		}
 		return nil
 	}
-	w := app.IO.Out
+	w := f.IO.Out
 	fmt.Fprintf(w, "Plugin %s %s the following capabilities:\n", id, verb)
 	for _, c := range pending {
 		capInfo, _ := capability.Lookup(c)
 		fmt.Fprintf(w, "    %s — %s\n", c, capInfo.Risk)
 	}
 	fmt.Fprintln(w, "Granting trusts the plugin author with these host surfaces. This is consent, not a sandbox — the plugin runs with your user's permissions.")
-	if !app.IO.CanPrompt() {
+	if !f.IO.CanPrompt() {
 		fmt.Fprintf(w, "Non-interactive session: capabilities NOT granted (fail closed). Run `hermes plugins capabilities %s` to review and `hermes plugins enable %s` to grant interactively.\n", id, id)
 		return nil
 	}
-	if !app.confirm("  Grant these capabilities? [y/N] ") {
+	if !f.IO.Confirm("  Grant these capabilities? [y/N] ") {
 		fmt.Fprintf(w, "Declined. %s stays enabled with these capabilities off; it should degrade gracefully (ctx.has_capability()).\n", id)
 		return nil
 	}

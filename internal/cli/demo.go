@@ -11,25 +11,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hermes-go/hermes/examples"
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 )
 
-func newDemoCmd(app *App) *cobra.Command {
+func newDemoCmd(f *app.Factory) *cobra.Command {
 	var keep string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Install the bundled hello-world plugin into a scratch HERMES_HOME and call its tool (no network)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDemo(cmd.Context(), app, keep)
+			return runDemo(cmd.Context(), f, keep)
 		},
 	}
 	cmd.Flags().StringVar(&keep, "home", "", "use (and keep) this directory as HERMES_HOME instead of a temporary one")
 	return cmd
 }
 
-func runDemo(ctx context.Context, app *App, dir string) error {
+func runDemo(ctx context.Context, f *app.Factory, dir string) error {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "hermes-demo-")
 		if err != nil {
@@ -43,8 +44,9 @@ func runDemo(ctx context.Context, app *App, dir string) error {
 		return err
 	}
 	h := home.Home{Dir: abs, Profile: "custom"}
-	app.homeVal = &h
-	w := app.IO.Out
+	f = f.ForHome(h)
+	defer f.Close()
+	w := f.IO.Out
 	fmt.Fprintf(w, "HERMES_HOME=%s\n", abs)
 
 	target := filepath.Join(h.PluginsDir(), "hello-world")
@@ -75,5 +77,5 @@ func runDemo(ctx context.Context, app *App, dir string) error {
 	}
 	fmt.Fprintln(w, "✓ Plugin hello-world enabled.")
 	fmt.Fprintln(w, `$ hermes tools call hello_world --args '{"name":"Ada"}'`)
-	return toolsCall(ctx, app, "hello_world", `{"name":"Ada"}`)
+	return toolsCall(ctx, f, "hello_world", `{"name":"Ada"}`)
 }

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/cli"
 	"github.com/hermes-go/hermes/internal/testutil/pty"
 	"github.com/hermes-go/hermes/internal/testutil/syncbuf"
@@ -51,11 +52,11 @@ def register(ctx):
 		}
 		return os.Getenv(k)
 	}
-	newApp := func(out, errOut *syncbuf.Buffer) *cli.App {
-		app := cli.NewApp()
-		app.Env = env
-		app.IO.In, app.IO.Out, app.IO.Err = tty, out, errOut
-		return app
+	newApp := func(out, errOut *syncbuf.Buffer) *app.Factory {
+		f := app.New(cli.Version)
+		f.Env = env
+		f.IO.In, f.IO.Out, f.IO.Err = tty, out, errOut
+		return f
 	}
 	ctx := context.Background()
 	var out, errOut syncbuf.Buffer

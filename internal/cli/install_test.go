@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/app"
 )
 
 // The terminal paths of install, driven in-process with a fake terminal (the
@@ -43,13 +45,13 @@ func makePluginRepo(t *testing.T, files map[string]string) string {
 	return "file://" + filepath.Join(root, "repo.git")
 }
 
-func ttyApp(t *testing.T, input string) (*App, *bytes.Buffer, string) {
+func ttyApp(t *testing.T, input string) (*app.Factory, *bytes.Buffer, string) {
 	t.Helper()
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "HERMES_HOME": filepath.Join(home, ".hermes"), "PATH": os.Getenv("PATH")}
 	var out bytes.Buffer
-	app := &App{
-		IO:  &IO{In: strings.NewReader(input), Out: &out, Err: &out, InTTY: true, OutTTY: true},
+	app := &app.Factory{
+		IO:  &app.IOStreams{In: strings.NewReader(input), Out: &out, Err: &out, InTTY: true, OutTTY: true},
 		Env: func(k string) string { return env[k] },
 		Cwd: home,
 	}

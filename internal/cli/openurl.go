@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/urlscheme"
 )
@@ -25,7 +26,7 @@ type openURLOptions struct {
 	wait     bool
 }
 
-func newOpenURLCmd(app *App) *cobra.Command {
+func newOpenURLCmd(f *app.Factory) *cobra.Command {
 	var o openURLOptions
 	cmd := &cobra.Command{
 		Use:   "open-url URL | --register",
@@ -45,17 +46,17 @@ func newOpenURLCmd(app *App) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.register {
-				return registerURLHandler(cmd.Context(), app)
+				return registerURLHandler(cmd.Context(), f)
 			}
-			err := openURL(cmd.Context(), app, args[0])
-			if o.wait && app.IO.CanPrompt() {
+			err := openURL(cmd.Context(), f, args[0])
+			if o.wait && f.IO.CanPrompt() {
 				// Launched by the desktop in a terminal window that closes on exit.
 				if err != nil {
-					fmt.Fprintln(app.IO.Out, errorText(err))
-					err = silentExit(exitError)
+					fmt.Fprintln(f.IO.Out, errorText(err))
+					err = app.SilentExit(app.ExitFail)
 				}
-				fmt.Fprint(app.IO.Out, "\nPress Enter to close this window.")
-				readLine(app.IO.In)
+				fmt.Fprint(f.IO.Out, "\nPress Enter to close this window.")
+				app.ReadLine(f.IO.In)
 			}
 			return err
 		},
@@ -82,16 +83,16 @@ func equivalentInstall(l *urlscheme.Link) string {
 	return s
 }
 
-func openURL(ctx context.Context, app *App, raw string) error {
+func openURL(ctx context.Context, f *app.Factory, raw string) error {
 	l, err := urlscheme.Parse(raw)
 	if err != nil {
-		return failf("Error: %v", err)
+		return app.Failf("Error: %v", err)
 	}
-	h, err := app.Home()
+	h, err := f.Home()
 	if err != nil {
 		return err
 	}
-	w := app.IO.Out
+	w := f.IO.Out
 	fmt.Fprintln(w, "Install a plugin from a hermes:// link")
 	fmt.Fprintf(w, "  Repository:  %s\n", l.Slug())
 	fmt.Fprintf(w, "  Browse:      %s   (read the code before you say yes)\n", l.BrowseURL())
@@ -109,31 +110,31 @@ func openURL(ctx context.Context, app *App, raw string) error {
 	if l.Force {
 		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1)")
 	}
-	fmt.Fprintf(w, "  Catalog:     %s\n", catalogNote(ctx, app, l))
+	fmt.Fprintf(w, "  Catalog:     %s\n", catalogNote(ctx, f, l))
 	if l.Kind != "plugin" {
 		fmt.Fprintf(w, "  Link form:   legacy %s://%s/…\n", l.Scheme, l.Kind)
 	}
 	fmt.Fprintln(w, "A plugin runs code on this machine with your permissions. Install only what you trust; a link never installs by itself.")
-	if !app.IO.CanPrompt() {
-		return failf("\nNot installed: confirming a link needs a terminal. To install it yourself, run:\n  %s", equivalentInstall(l))
+	if !f.IO.CanPrompt() {
+		return app.Failf("\nNot installed: confirming a link needs a terminal. To install it yourself, run:\n  %s", equivalentInstall(l))
 	}
 	fmt.Fprintln(w)
-	if !app.confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
-		return failf("Aborted — nothing installed.")
+	if !f.IO.Confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
+		return app.Failf("Aborted — nothing installed.")
 	}
 	o := installOptions{}
 	if l.Enable != nil {
 		o.enable, o.noEnable = *l.Enable, !*l.Enable
 	}
 	req := install.Request{URL: openURLCloneBase + l.Slug() + ".git", Force: l.Force}
-	_, err = installAndSetUp(ctx, app, req, o)
+	_, err = installAndSetUp(ctx, f, req, o)
 	return err
 }
 
 // catalogNote says whether the linked repository is listed in the plugin catalog,
 // which helps the user decide (listed means metadata-reviewed, not audited).
-func catalogNote(ctx context.Context, app *App, l *urlscheme.Link) string {
-	c, err := app.loadCatalog(ctx, false)
+func catalogNote(ctx context.Context, f *app.Factory, l *urlscheme.Link) string {
+	c, err := f.Catalog(ctx, false)
 	if err != nil {
 		return "could not be read"
 	}
@@ -150,46 +151,46 @@ func catalogNote(ctx context.Context, app *App, l *urlscheme.Link) string {
 
 // registerURLHandler writes the desktop entry and makes it the default handler
 // through xdg-mime when that tool exists.
-func registerURLHandler(ctx context.Context, app *App) error {
+func registerURLHandler(ctx context.Context, f *app.Factory) error {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
-		return failf("Error: --register writes an XDG desktop entry (Linux and other freedesktop systems); on %s, Hermes Desktop registers hermes:// links.", runtime.GOOS)
+		return app.Failf("Error: --register writes an XDG desktop entry (Linux and other freedesktop systems); on %s, Hermes Desktop registers hermes:// links.", runtime.GOOS)
 	}
-	dir, err := urlscheme.ApplicationsDir(app.Env)
+	dir, err := urlscheme.ApplicationsDir(f.Env)
 	if err != nil {
-		return failf("Error: %v", err)
+		return app.Failf("Error: %v", err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return failf("Error: cannot find the hermes binary to register: %v", err)
+		return app.Failf("Error: cannot find the hermes binary to register: %v", err)
 	}
 	path, err := urlscheme.WriteDesktopEntry(dir, exe)
 	if err != nil {
-		return failf("Error: %v", err)
+		return app.Failf("Error: %v", err)
 	}
-	w := app.IO.Out
+	w := f.IO.Out
 	fmt.Fprintf(w, "✓ Wrote %s (runs %s open-url in a terminal)\n", path, exe)
-	env := childEnv(app)
-	if tool := lookPathIn("update-desktop-database", app.Env("PATH")); tool != "" {
+	env := childEnv(f)
+	if tool := lookPathIn("update-desktop-database", f.Env("PATH")); tool != "" {
 		_ = runTool(ctx, env, tool, "-q", dir) // best effort: only refreshes a cache
 	}
-	tool := lookPathIn("xdg-mime", app.Env("PATH"))
+	tool := lookPathIn("xdg-mime", f.Env("PATH"))
 	if tool == "" {
 		fmt.Fprintf(w, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
 		return nil
 	}
 	args := append([]string{"default", urlscheme.DesktopFile}, urlscheme.MimeTypes...)
 	if err := runTool(ctx, env, tool, args...); err != nil {
-		return failf("Error: the desktop entry is written, but `xdg-mime %s` failed: %v", strings.Join(args, " "), err)
+		return app.Failf("Error: the desktop entry is written, but `xdg-mime %s` failed: %v", strings.Join(args, " "), err)
 	}
 	fmt.Fprintf(w, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
 	return nil
 }
 
 // childEnv passes a desktop tool what it needs to find the user's session.
-func childEnv(app *App) []string {
+func childEnv(f *app.Factory) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_CURRENT_DESKTOP", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "KDE_SESSION_VERSION", "DESKTOP_SESSION"} {
-		if v := app.Env(k); v != "" {
+		if v := f.Env(k); v != "" {
 			env = append(env, k+"="+v)
 		}
 	}

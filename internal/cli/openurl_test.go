@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/app"
 )
 
 // linkRepo serves a plugin repository as <owner>/repo to open-url (links only name
@@ -21,7 +23,7 @@ func linkRepo(t *testing.T) string {
 }
 
 // offline keeps the catalog lookup open-url makes on the embedded seed.
-func offline(app *App) *App {
+func offline(app *app.Factory) *app.Factory {
 	env := app.Env
 	app.Env = func(k string) string {
 		if k == "HERMES_OFFLINE" {

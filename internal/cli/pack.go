@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/catalog"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
@@ -21,12 +22,12 @@ import (
 // once, only when the pack has such entries). The pack's own ref is what gets
 // installed; the listed pin is kept as provenance. Names on the kill list are not
 // resolved: packs have no --allow-removed.
-func (a *App) catalogResolver() pack.Resolver {
+func catalogResolver(f *app.Factory) pack.Resolver {
 	var c *catalog.Catalog
 	return func(ctx context.Context, name string) (pack.Resolution, error) {
 		if c == nil {
 			var err error
-			if c, err = a.loadCatalog(ctx, false); err != nil {
+			if c, err = f.Catalog(ctx, false); err != nil {
 				return pack.Resolution{}, err
 			}
 		}
@@ -70,7 +71,7 @@ func catalogCaps(e *catalog.Entry) []string {
 	return out
 }
 
-func newPluginsPackCmd(app *App) *cobra.Command {
+func newPluginsPackCmd(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack",
 		Short: "Share a pinned set of plugins as one hermes-pack.yaml (show, install, export)",
@@ -80,28 +81,28 @@ func newPluginsPackCmd(app *App) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newPackShowCmd(app), newPackInstallCmd(app), newPackExportCmd(app))
+	cmd.AddCommand(newPackShowCmd(f), newPackInstallCmd(f), newPackExportCmd(f))
 	return cmd
 }
 
-func newPackShowCmd(app *App) *cobra.Command {
+func newPackShowCmd(f *app.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show FILE-or-https-URL",
 		Short: "Review a pack without installing anything (dry run)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadPack(cmd.Context(), app, args[0])
+			p, err := loadPack(cmd.Context(), f, args[0])
 			if err != nil {
 				return err
 			}
-			reviewPack(app, p)
-			fmt.Fprintf(app.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", args[0])
+			reviewPack(f, p)
+			fmt.Fprintf(f.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", args[0])
 			return nil
 		},
 	}
 }
 
-func newPackInstallCmd(app *App) *cobra.Command {
+func newPackInstallCmd(f *app.Factory) *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "install FILE-or-https-URL",
@@ -112,14 +113,14 @@ func newPackInstallCmd(app *App) *cobra.Command {
 			"Needs a terminal: there is no --yes.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return packInstall(cmd.Context(), app, args[0], force)
+			return packInstall(cmd.Context(), f, args[0], force)
 		},
 	}
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace plugins that are already installed; install despite a caution scan verdict")
 	return cmd
 }
 
-func newPackExportCmd(app *App) *cobra.Command {
+func newPackExportCmd(f *app.Factory) *cobra.Command {
 	var enabledOnly bool
 	var name string
 	cmd := &cobra.Command{
@@ -127,7 +128,7 @@ func newPackExportCmd(app *App) *cobra.Command {
 		Short: "Write a pack of your git-installed plugins (and their non-secret settings) to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return packExport(app, name, enabledOnly)
+			return packExport(f, name, enabledOnly)
 		},
 	}
 	cmd.Flags().BoolVar(&enabledOnly, "enabled-only", false, "only plugins listed in plugins.enabled")
@@ -135,14 +136,14 @@ func newPackExportCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func loadPack(ctx context.Context, app *App, src string) (*pack.Pack, error) {
-	p, err := pack.Load(ctx, src, app.Cwd)
+func loadPack(ctx context.Context, f *app.Factory, src string) (*pack.Pack, error) {
+	p, err := pack.Load(ctx, src, f.Cwd)
 	if err != nil {
-		return nil, failf("Error: %v", err)
+		return nil, app.Failf("Error: %v", err)
 	}
-	p.Resolve(ctx, app.catalogResolver())
+	p.Resolve(ctx, catalogResolver(f))
 	for _, w := range p.Warnings {
-		app.warn(w)
+		f.Warn(w)
 	}
 	return p, nil
 }
@@ -161,8 +162,8 @@ func entryName(e *pack.Entry) string {
 
 // reviewPack is the mandatory review screen: every plugin, its source, pinned ref
 // and declared capabilities, the config seeds and the skills list.
-func reviewPack(app *App, p *pack.Pack) {
-	w := app.IO.Out
+func reviewPack(f *app.Factory, p *pack.Pack) {
+	w := f.IO.Out
 	title := "Pack " + p.Name
 	if p.Version != "" {
 		title += " " + p.Version
@@ -175,7 +176,7 @@ func reviewPack(app *App, p *pack.Pack) {
 		fmt.Fprintf(w, "  %s\n", p.Description)
 	}
 	fmt.Fprintf(w, "  from %s\n\n", p.Source)
-	t := &table{color: app.Color()}
+	t := &table{color: f.Color()}
 	t.header("Plugin", "Source", "Pinned ref", "Capabilities (declared)")
 	for _, e := range p.Plugins {
 		src := e.Identifier()
@@ -238,20 +239,20 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func packInstall(ctx context.Context, app *App, src string, force bool) error {
-	p, err := loadPack(ctx, app, src)
+func packInstall(ctx context.Context, f *app.Factory, src string, force bool) error {
+	p, err := loadPack(ctx, f, src)
 	if err != nil {
 		return err
 	}
-	reviewPack(app, p)
-	w := app.IO.Out
-	if !app.IO.CanPrompt() {
-		return failf("\nPack install requires an interactive terminal: you confirm the pack once and each plugin's capabilities yourself (there is no --yes in v1).\n"+
+	reviewPack(f, p)
+	w := f.IO.Out
+	if !f.IO.CanPrompt() {
+		return app.Failf("\nPack install requires an interactive terminal: you confirm the pack once and each plugin's capabilities yourself (there is no --yes in v1).\n"+
 			"Review it with `hermes plugins pack show %s`, then run this command in a terminal.", src)
 	}
 	fmt.Fprintln(w)
-	if !app.confirm(fmt.Sprintf("Install %d plugin(s) from pack '%s'? [y/N] ", len(p.Plugins), p.Name)) {
-		return failf("Aborted — nothing installed.")
+	if !f.IO.Confirm(fmt.Sprintf("Install %d plugin(s) from pack '%s'? [y/N] ", len(p.Plugins), p.Name)) {
+		return app.Failf("Aborted — nothing installed.")
 	}
 	installed := map[string]bool{}
 	failed := 0
@@ -266,7 +267,7 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 			failed++
 			continue
 		}
-		if name := alreadyInstalled(app, e); name != "" && !force {
+		if name := alreadyInstalled(f, e); name != "" && !force {
 			// Re-running a pack is idempotent: the same source at the same commit is
 			// already what the pack asks for.
 			fmt.Fprintf(w, "✓ %s is already installed from %s @ %s (use --force to reinstall)\n", name, e.Source.Canonical(), e.Ref[:12])
@@ -279,7 +280,7 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 			ref.Pin = e.Ref // the pack's pin; SHA stays the catalog's listed one
 			req.Catalog = &ref
 		}
-		res, err := installAndSetUp(ctx, app, req, installOptions{enable: true})
+		res, err := installAndSetUp(ctx, f, req, installOptions{enable: true})
 		if err != nil {
 			if res != nil {
 				// Installed, but a later step (enable, consent) failed: it counts as failed.
@@ -293,21 +294,21 @@ func packInstall(ctx context.Context, app *App, src string, force bool) error {
 		installed[res.Name] = true
 	}
 	if len(p.Config) > 0 {
-		if err := applySeeds(ctx, app, p, installed); err != nil {
+		if err := applySeeds(ctx, f, p, installed); err != nil {
 			fmt.Fprintf(w, "✗ config seeds: %s\n", errorText(err))
 		}
 	}
 	fmt.Fprintf(w, "\nPack '%s': %d installed, %d failed.\n", p.Name, len(installed), failed)
 	if failed > 0 {
-		return silentExit(exitError)
+		return app.SilentExit(app.ExitFail)
 	}
 	return nil
 }
 
 // alreadyInstalled names the installed plugin whose metadata row records exactly
 // this entry's source and commit, or "".
-func alreadyInstalled(app *App, e *pack.Entry) string {
-	h, err := app.Home()
+func alreadyInstalled(f *app.Factory, e *pack.Entry) string {
+	h, err := f.Home()
 	if err != nil {
 		return ""
 	}
@@ -328,9 +329,9 @@ func alreadyInstalled(app *App, e *pack.Entry) string {
 
 // errorText is the message of a CLI error without its "Error: " prefix.
 func errorText(err error) string {
-	var ec *exitCodeError
+	var ec *app.ExitError
 	if errors.As(err, &ec) {
-		return strings.TrimPrefix(ec.msg, "Error: ")
+		return strings.TrimPrefix(ec.Message, "Error: ")
 	}
 	return err.Error()
 }
@@ -338,13 +339,13 @@ func errorText(err error) string {
 // applySeeds writes the pack's config seeds under plugins.entries.<id> for the
 // plugins this run installed, through the comment-preserving store. A value the user
 // already has always wins; each plugin's seeds are one locked update.
-func applySeeds(ctx context.Context, app *App, p *pack.Pack, installed map[string]bool) error {
-	h, err := app.Home()
+func applySeeds(ctx context.Context, f *app.Factory, p *pack.Pack, installed map[string]bool) error {
+	h, err := f.Home()
 	if err != nil {
 		return err
 	}
 	store := config.Store{Path: h.ConfigPath()}
-	w := app.IO.Out
+	w := f.IO.Out
 	fmt.Fprintln(w, "\nConfig seeds:")
 	for _, id := range sortedMapKeys(p.Config) {
 		if !installed[id] {
@@ -396,18 +397,18 @@ func seedInto(d *config.Doc, base []string, seeds map[string]any, lines *[]strin
 	return nil
 }
 
-func packExport(app *App, name string, enabledOnly bool) error {
-	h, err := app.Home()
+func packExport(f *app.Factory, name string, enabledOnly bool) error {
+	h, err := f.Home()
 	if err != nil {
 		return err
 	}
 	md, err := install.ReadMetadata(filepath.Join(h.PluginsDir(), install.MetadataFile))
 	if err != nil {
-		return failf("Error: %v", err)
+		return app.Failf("Error: %v", err)
 	}
 	doc, err := config.Store{Path: h.ConfigPath()}.Load()
 	if err != nil {
-		return failf("Error: %v", err)
+		return app.Failf("Error: %v", err)
 	}
 	settings, _ := config.Plugins(doc)
 	var list []pack.Installed
@@ -428,11 +429,11 @@ func packExport(app *App, name string, enabledOnly bool) error {
 		return err
 	}
 	for _, s := range ex.Skipped {
-		app.warn("not exported: " + s)
+		f.Warn("not exported: " + s)
 	}
 	if len(ex.Stripped) > 0 {
-		app.warn("left out secret-shaped or reserved config keys: " + strings.Join(ex.Stripped, ", "))
+		f.Warn("left out secret-shaped or reserved config keys: " + strings.Join(ex.Stripped, ", "))
 	}
-	_, err = app.IO.Out.Write(ex.YAML)
+	_, err = f.IO.Out.Write(ex.YAML)
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/pack"
@@ -75,12 +76,12 @@ func (g *gitHTTPS) repo(t *testing.T, name string, files map[string]string) (str
 
 // app is a hermes invocation with HOME = the server-trusting home and its own
 // HERMES_HOME; tty says whether it has a terminal answering input.
-func (g *gitHTTPS) app(hermesHome, input string, tty bool) (*App, *bytes.Buffer) {
+func (g *gitHTTPS) app(hermesHome, input string, tty bool) (*app.Factory, *bytes.Buffer) {
 	// HERMES_OFFLINE: catalog lookups for bare names use the embedded seed, never the network.
 	env := map[string]string{"HOME": g.home, "HERMES_HOME": hermesHome, "PATH": os.Getenv("PATH"), "HERMES_OFFLINE": "1"}
 	var out bytes.Buffer
-	return &App{
-		IO:  &IO{In: strings.NewReader(input), Out: &out, Err: &out, InTTY: tty, OutTTY: tty},
+	return &app.Factory{
+		IO:  &app.IOStreams{In: strings.NewReader(input), Out: &out, Err: &out, InTTY: tty, OutTTY: tty},
 		Env: func(k string) string { return env[k] },
 		Cwd: g.home,
 	}, &out

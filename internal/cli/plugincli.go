@@ -7,24 +7,24 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 )
 
 // runPluginCLI runs `hermes <name> args...` for a command a plugin registered with
 // ctx.register_cli_command. Only plugins that passed the opt-in gate are started.
-func runPluginCLI(ctx context.Context, app *App, name string, args []string) int {
-	code := exitOK
-	err := app.runWithManager(ctx, func(m *plugins.Manager) error {
-		c, ok := m.Registry().CLICommand(name)
+func runPluginCLI(ctx context.Context, f *app.Factory, name string, args []string) int {
+	code := app.ExitOK
+	err := f.WithHost(ctx, func(m *app.Host) error {
+		c, ok := m.Registry.CLICommand(name)
 		if !ok {
 			msg := fmt.Sprintf("unknown command %q for hermes", name)
-			root := newRootCmd(ctx, app)
+			root := newRootCmd(ctx, f)
 			root.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
 			if s := root.SuggestionsFor(name); len(s) > 0 {
 				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 			}
-			if cmds := m.Registry().CLICommands(); len(cmds) > 0 {
+			if cmds := m.Registry.CLICommands(); len(cmds) > 0 {
 				var names []string
 				for _, c := range cmds {
 					names = append(names, c.Name)
@@ -32,42 +32,42 @@ func runPluginCLI(ctx context.Context, app *App, name string, args []string) int
 				msg += "\n\nPlugin commands: " + strings.Join(names, ", ")
 			}
 			msg += "\nRun 'hermes --help' for usage."
-			return &exitCodeError{code: exitUsage, msg: "Error: " + msg}
+			return &app.ExitError{Code: app.ExitUsage, Message: "Error: " + msg}
 		}
-		rc, err := c.Run(hostapi.WithCLIStdin(ctx, app.IO.In, echoOff(app.IO.In)), args, app.IO.Out, app.IO.Err)
+		rc, err := c.Run(hostapi.WithCLIStdin(ctx, f.IO.In, app.EchoOff(f.IO.In)), args, f.IO.Out, f.IO.Err)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C: the user knows; no "context canceled" error on top.
-			code = exitInterrupt
+			code = app.ExitInterrupted
 			return nil
 		}
 		if err != nil {
-			return failf("hermes %s (plugin %s) failed: %v", name, c.Plugin, err)
+			return app.Failf("hermes %s (plugin %s) failed: %v", name, c.Plugin, err)
 		}
 		code = rc
 		return nil
 	})
-	app.flushSuppressed()
+	f.Logs().FlushSuppressed()
 	if err != nil {
-		if ec, ok := err.(*exitCodeError); ok {
-			if ec.msg != "" {
-				fmt.Fprintln(app.IO.Err, ec.msg)
+		if ec, ok := err.(*app.ExitError); ok {
+			if ec.Message != "" {
+				fmt.Fprintln(f.IO.Err, ec.Message)
 			}
-			return ec.code
+			return ec.Code
 		}
-		fmt.Fprintf(app.IO.Err, "Error: %v\n", err)
-		return exitError
+		fmt.Fprintf(f.IO.Err, "Error: %v\n", err)
+		return app.ExitFail
 	}
 	return code
 }
 
 // printPluginCommands ends the root help with the CLI commands of the plugins that
 // load, as recorded at their last load: help starts no plugin.
-func printPluginCommands(app *App, w io.Writer) {
-	m, err := app.Manager()
+func printPluginCommands(f *app.Factory, w io.Writer) {
+	m, err := f.Host(context.Background())
 	if err != nil {
 		return // the command that needs plugins will say what is wrong
 	}
-	defer m.Close(context.Background())
+	defer m.Close()
 	cmds, unknown := m.CachedCLICommands()
 	if len(cmds) > 0 {
 		fmt.Fprintln(w, "\nPlugin commands:")

@@ -12,13 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
-func newPluginsCmd(app *App) *cobra.Command {
+func newPluginsCmd(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List, enable, disable and inspect plugins",
@@ -30,20 +31,20 @@ func newPluginsCmd(app *App) *cobra.Command {
 				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 					msg += "\nDid you mean " + strings.Join(s, " or ") + "?"
 				}
-				return failf("%s\nRun 'hermes plugins --help' for the actions.", msg)
+				return app.Failf("%s\nRun 'hermes plugins --help' for the actions.", msg)
 			}
-			if !app.IO.CanPrompt() {
-				return failf("Interactive mode requires a terminal.\nUse: hermes plugins list | enable NAME | disable NAME | show NAME")
+			if !f.IO.CanPrompt() {
+				return app.Failf("Interactive mode requires a terminal.\nUse: hermes plugins list | enable NAME | disable NAME | show NAME")
 			}
 			return cmd.Help()
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
-	cmd.AddCommand(newPluginsListCmd(app), newPluginsEnableCmd(app), newPluginsDisableCmd(app), newPluginsShowCmd(app))
-	cmd.AddCommand(newPluginsScanCmd(app))
-	cmd.AddCommand(pluginsInstallCommands(app)...)
-	cmd.AddCommand(pluginsCatalogCommands(app)...)
-	cmd.AddCommand(newPluginsPackCmd(app))
+	cmd.AddCommand(newPluginsListCmd(f), newPluginsEnableCmd(f), newPluginsDisableCmd(f), newPluginsShowCmd(f))
+	cmd.AddCommand(newPluginsScanCmd(f))
+	cmd.AddCommand(pluginsInstallCommands(f)...)
+	cmd.AddCommand(pluginsCatalogCommands(f)...)
+	cmd.AddCommand(newPluginsPackCmd(f))
 	return cmd
 }
 
@@ -75,7 +76,7 @@ type listRow struct {
 	Source      string         `json:"source"`
 }
 
-func newPluginsListCmd(app *App) *cobra.Command {
+func newPluginsListCmd(f *app.Factory) *cobra.Command {
 	var o listOptions
 	cmd := &cobra.Command{
 		Use:         "list",
@@ -83,14 +84,14 @@ func newPluginsListCmd(app *App) *cobra.Command {
 		Short:       "List installed and bundled plugins with their state (starts no plugin)",
 		Args:        cobra.NoArgs,
 		Annotations: instant(),
-		RunE:        func(cmd *cobra.Command, args []string) error { return pluginsList(app, o) },
+		RunE:        func(cmd *cobra.Command, args []string) error { return pluginsList(f, o) },
 	}
-	f := cmd.Flags()
-	f.BoolVar(&o.enabledOnly, "enabled", false, "only plugins that are enabled")
-	f.BoolVar(&o.userOnly, "user", false, "only user-installed plugins (no bundled)")
-	f.BoolVar(&o.noBundled, "no-bundled", false, "hide bundled plugins")
-	f.BoolVar(&o.plain, "plain", false, "one plugin per line, no table")
-	f.BoolVar(&o.json, "json", false, "machine-readable output")
+	fl := cmd.Flags()
+	fl.BoolVar(&o.enabledOnly, "enabled", false, "only plugins that are enabled")
+	fl.BoolVar(&o.userOnly, "user", false, "only user-installed plugins (no bundled)")
+	fl.BoolVar(&o.noBundled, "no-bundled", false, "hide bundled plugins")
+	fl.BoolVar(&o.plain, "plain", false, "one plugin per line, no table")
+	fl.BoolVar(&o.json, "json", false, "machine-readable output")
 	return cmd
 }
 
@@ -109,8 +110,8 @@ func sourceLabel(pv provenance, p *plugins.Plugin) string {
 	return src
 }
 
-func pluginsList(app *App, o listOptions) error {
-	m, err := app.Manager()
+func pluginsList(f *app.Factory, o listOptions) error {
+	m, err := f.Host(context.Background())
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func pluginsList(app *App, o listOptions) error {
 		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p)})
 	}
 	// One write for the whole listing: a line at a time costs a system call per plugin.
-	out := bufio.NewWriterSize(app.IO.Out, 64<<10)
+	out := bufio.NewWriterSize(f.IO.Out, 64<<10)
 	defer out.Flush()
 	switch {
 	case o.json:
@@ -140,7 +141,7 @@ func pluginsList(app *App, o listOptions) error {
 		// --plain output is one line per plugin for scripts: the note goes to stderr.
 		var note io.Writer = out
 		if o.plain {
-			note = app.IO.Err
+			note = f.IO.Err
 		}
 		if len(all) > 0 {
 			// Only a filter left nothing: saying none is installed would be false.
@@ -156,7 +157,7 @@ func pluginsList(app *App, o listOptions) error {
 		}
 		return nil
 	}
-	t := &table{color: app.Color()}
+	t := &table{color: f.Color()}
 	t.header("Name", "Status", "Version", "Description", "Source")
 	for _, r := range rows {
 		t.row(r.Name, t.status(string(r.Status)), r.Version, truncate(r.Description, 60), r.Source)
@@ -194,14 +195,14 @@ type enableOptions struct {
 	allowOverride, noAllowOverride bool
 }
 
-func newPluginsEnableCmd(app *App) *cobra.Command {
+func newPluginsEnableCmd(f *app.Factory) *cobra.Command {
 	var o enableOptions
 	cmd := &cobra.Command{
 		Use:   "enable NAME",
 		Short: "Add a plugin to the plugins.enabled allow-list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsEnable(cmd.Context(), app, args[0], o, cmd.Flags().Changed("allow-tool-override"), cmd.Flags().Changed("no-allow-tool-override"))
+			return pluginsEnable(cmd.Context(), f, args[0], o, cmd.Flags().Changed("allow-tool-override"), cmd.Flags().Changed("no-allow-tool-override"))
 		},
 	}
 	cmd.Flags().BoolVar(&o.allowOverride, "allow-tool-override", false, "let the plugin replace built-in tools (legacy allow_tool_override)")
@@ -220,14 +221,14 @@ func leaf(key string) string {
 
 // allowList moves one plugin between plugins.enabled and plugins.disabled. move
 // reports true when the plugin was already where it should be (nothing written).
-func allowList(ctx context.Context, app *App, name string, move func(d *config.Doc, p *plugins.Plugin) (bool, error)) (*plugins.Manager, *plugins.Plugin, bool, error) {
-	m, err := app.Manager()
+func allowList(ctx context.Context, f *app.Factory, name string, move func(d *config.Doc, p *plugins.Plugin) (bool, error)) (*app.Host, *plugins.Plugin, bool, error) {
+	m, err := f.Host(ctx)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	p, err := m.Resolve(name)
 	if err != nil {
-		return nil, nil, false, failf("%v", err)
+		return nil, nil, false, app.Failf("%v", err)
 	}
 	already := false
 	err = m.Store().Update(ctx, func(d *config.Doc) error {
@@ -238,8 +239,8 @@ func allowList(ctx context.Context, app *App, name string, move func(d *config.D
 	return m, p, already, err
 }
 
-func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, allowSet, denySet bool) error {
-	m, p, already, err := allowList(ctx, app, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+func pluginsEnable(ctx context.Context, f *app.Factory, name string, o enableOptions, allowSet, denySet bool) error {
+	m, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
 		key := p.Key
 		settings, _ := config.Plugins(d)
 		names := uniq(key, leaf(key), p.Candidate.Manifest.Name)
@@ -262,22 +263,22 @@ func pluginsEnable(ctx context.Context, app *App, name string, o enableOptions, 
 		return err
 	}
 	if already {
-		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
+		fmt.Fprintf(f.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
 		// Capabilities a non-interactive install or update left off are granted here.
 		if declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities); len(declared) > 0 && p.Candidate.Source != "bundled" {
-			return runCapabilityConsent(ctx, app, m, p.Key, declared, "requests")
+			return runCapabilityConsent(ctx, f, m, p.Key, declared, "requests")
 		}
 		return nil
 	}
-	fmt.Fprintf(app.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
+	fmt.Fprintf(f.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
 	if p.Candidate.Source != "bundled" {
-		return afterEnableConsent(ctx, app, m, p, allowSet, denySet)
+		return afterEnableConsent(ctx, f, m, p, allowSet, denySet)
 	}
 	return nil
 }
 
-func pluginsDisable(ctx context.Context, app *App, name string) error {
-	_, p, already, err := allowList(ctx, app, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+func pluginsDisable(ctx context.Context, f *app.Factory, name string) error {
+	_, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
 		key := p.Key
 		settings, _ := config.Plugins(d)
 		if contains(settings.Disabled, key) && !contains(settings.Enabled, key) {
@@ -295,19 +296,19 @@ func pluginsDisable(ctx context.Context, app *App, name string) error {
 		return err
 	}
 	if already {
-		fmt.Fprintf(app.IO.Out, "Plugin '%s' is already disabled.\n", p.Key)
+		fmt.Fprintf(f.IO.Out, "Plugin '%s' is already disabled.\n", p.Key)
 		return nil
 	}
-	fmt.Fprintf(app.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
+	fmt.Fprintf(f.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
 	return nil
 }
 
-func newPluginsDisableCmd(app *App) *cobra.Command {
+func newPluginsDisableCmd(f *app.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "disable NAME",
 		Short: "Remove a plugin from plugins.enabled and add it to plugins.disabled",
 		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsDisable(cmd.Context(), app, args[0]) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsDisable(cmd.Context(), f, args[0]) },
 	}
 }
 
@@ -358,38 +359,37 @@ type showJSON struct {
 	Error       *string             `json:"error"`
 }
 
-func newPluginsShowCmd(app *App) *cobra.Command {
+func newPluginsShowCmd(f *app.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Load one plugin (if enabled) and show what it registers",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsShow(cmd.Context(), app, args[0], asJSON)
+			return pluginsShow(cmd.Context(), f, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
 	return cmd
 }
 
-func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error {
-	m, err := app.Manager()
+func pluginsShow(ctx context.Context, f *app.Factory, name string, asJSON bool) error {
+	m, err := f.Host(ctx)
 	if err != nil {
 		return err
 	}
-	defer m.Close(context.Background())
+	defer m.Close()
 	p, err := m.Resolve(name)
 	if err != nil {
-		return failf("%v", err)
+		return app.Failf("%v", err)
 	}
 	// An enabled plugin is loaded with every other enabled plugin, as in a session, so
 	// what it shows (tool name clashes, has_plugin answers) is what a session gets.
 	// A plugin that is not enabled is never started.
 	if p.Decision.Starts() {
-		if err := m.Load(ctx, nil); err != nil {
+		if err := m.LoadQuietly(ctx); err != nil {
 			return err
 		}
-		app.flushWarnings(m)
 	}
 	mf := p.Candidate.Manifest
 	reg := p.Snapshot()
@@ -423,15 +423,15 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 		out.Error = &errText
 	}
 	if asJSON {
-		if err := writeJSON(app.IO.Out, out); err != nil {
+		if err := writeJSON(f.IO.Out, out); err != nil {
 			return err
 		}
 		if p.ErrorText() != "" {
-			return silentExit(exitError)
+			return app.SilentExit(app.ExitFail)
 		}
 		return nil
 	}
-	w := app.IO.Out
+	w := f.IO.Out
 	if mf.Version != "" {
 		fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
 	} else {
@@ -479,7 +479,7 @@ func pluginsShow(ctx context.Context, app *App, name string, asJSON bool) error 
 			fmt.Fprintf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
 		}
 		if p.ErrorText() != "" {
-			return silentExit(exitError)
+			return app.SilentExit(app.ExitFail)
 		}
 		return nil
 	}

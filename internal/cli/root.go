@@ -3,48 +3,24 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
-const (
-	exitOK        = 0
-	exitError     = 1
-	exitUsage     = 2
-	exitInterrupt = 130
-)
-
-// exitError carries a specific exit code through cobra.
-type exitCodeError struct {
-	code int
-	msg  string
-}
-
-func (e *exitCodeError) Error() string { return e.msg }
-
-// failf returns an error that prints msg and exits 1.
-func failf(format string, args ...any) error {
-	return &exitCodeError{code: exitError, msg: fmt.Sprintf(format, args...)}
-}
-
-// silentExit exits with code without printing anything more.
-func silentExit(code int) error { return &exitCodeError{code: code} }
-
 // Main runs hermes with the process arguments and returns the exit code.
 func Main() int {
-	app := NewApp()
-	defer app.Close()
+	f := app.New(Version)
+	defer f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	app.armInterrupts = (&interrupts{cancel: cancel}).arm
-	return Run(ctx, app, os.Args[1:])
+	f.ArmInterrupts = (&interrupts{cancel: cancel}).arm
+	return Run(ctx, f, os.Args[1:])
 }
 
 // interrupts turns the first SIGINT or SIGTERM into cancelling the command's
@@ -77,67 +53,83 @@ const instantAnnotation = "hermes/instant"
 
 func instant() map[string]string { return map[string]string{instantAnnotation: "true"} }
 
-func armInterruptsFor(app *App, cmd *cobra.Command) {
-	if app.armInterrupts == nil || cmd.Annotations[instantAnnotation] != "" {
+func armInterruptsFor(f *app.Factory, cmd *cobra.Command) {
+	if f.ArmInterrupts == nil || cmd.Annotations[instantAnnotation] != "" {
 		return
 	}
 	switch cmd.Name() {
 	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 		return
 	}
-	app.armInterrupts()
+	f.ArmInterrupts()
 }
 
-// Run executes one hermes invocation against app (tests call it directly).
-func Run(ctx context.Context, app *App, args []string) int {
-	root := newRootCmd(ctx, app)
+// Run executes one hermes invocation built from f (tests call it directly).
+func Run(ctx context.Context, f *app.Factory, args []string) int {
+	root := newRootCmd(ctx, f)
 	root.SetArgs(args)
-	root.SetIn(app.IO.In)
-	root.SetOut(app.IO.Out)
-	root.SetErr(app.IO.Err)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.Err)
 
 	if name, rest, ok := pluginCommandArgs(root, args); ok {
 		profile, rest := extractProfile(args, name, rest)
-		app.Profile = profile
-		if app.armInterrupts != nil {
-			app.armInterrupts()
+		f.Profile = profile
+		if f.ArmInterrupts != nil {
+			f.ArmInterrupts()
 		}
-		return runPluginCLI(ctx, app, name, rest)
+		return runPluginCLI(ctx, f, name, rest)
+	}
+	// An unknown command is found before cobra runs anything (with Args set on
+	// the root, cobra itself would show the help and exit 0).
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	if _, _, err := root.Find(args); err != nil {
+		return app.Report(ctx, f.IO.Err, &app.FlagError{Err: err})
 	}
 	err := root.ExecuteContext(ctx)
-	app.flushSuppressed()
-	if err == nil {
-		return exitOK
-	}
-	var ec *exitCodeError
-	if errors.As(err, &ec) {
-		if ec.msg != "" {
-			fmt.Fprintln(app.IO.Err, ec.msg)
-		}
-		return ec.code
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(app.IO.Err, "interrupted")
-		return exitInterrupt
-	}
-	fmt.Fprintf(app.IO.Err, "Error: %v\n", err)
-	if isUsageError(err) {
-		return exitUsage
-	}
-	return exitError
+	f.Logs().FlushSuppressed()
+	return app.Report(ctx, f.IO.Err, err)
 }
 
-func isUsageError(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument", "unknown command", "if any flags in the group"} {
-		if strings.Contains(s, p) {
-			return true
+// usageErrors makes every way cobra can refuse a command line a FlagError
+// (exit 2): flags that do not parse, arguments the command does not take, and
+// flags used together that must not be.
+func usageErrors(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &app.FlagError{Err: err} })
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Args != nil {
+			c.Args = flagErrorArgs(c.Args)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
 	}
-	return false
+	walk(root)
 }
 
-func newRootCmd(ctx context.Context, app *App) *cobra.Command {
+// flagErrorArgs turns what the cobra argument validator v refuses into a
+// FlagError; a validator's own error of another type passes as it is.
+func flagErrorArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		err := v(cmd, args)
+		var fe *app.FlagError
+		if err == nil || errors.As(err, &fe) {
+			return err
+		}
+		if _, ok := err.(argsError); ok {
+			return err
+		}
+		return &app.FlagError{Err: err}
+	}
+}
+
+// argsError is an argument error of a verb's own validator that is not a usage
+// error of cobra's kind (it keeps exit code 1).
+type argsError struct{ error }
+
+func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "hermes",
 		Short:         "An AI agent host with a plugin system compatible with Hermes Agent",
@@ -145,28 +137,35 @@ func newRootCmd(ctx context.Context, app *App) *cobra.Command {
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
-			armInterruptsFor(app, cmd)
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// Checked here rather than by cobra after the pre-runs, so that a
+			// refusal is a usage error.
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return &app.FlagError{Err: err}
+			}
+			armInterruptsFor(f, cmd)
+			return nil
 		},
 	}
-	root.PersistentFlags().StringVarP(&app.Profile, "profile", "p", "", "use the profile `NAME` (HERMES_HOME/profiles/NAME)")
+	root.PersistentFlags().StringVarP(&f.Profile, "profile", "p", "", "use the profile `NAME` (HERMES_HOME/profiles/NAME)")
 	root.SetVersionTemplate("hermes {{.Version}}\n")
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defaultHelp(c, args)
 		if c == root {
-			printPluginCommands(app, c.OutOrStdout())
+			printPluginCommands(f, c.OutOrStdout())
 		}
 	})
 	root.AddCommand(
-		newPluginsCmd(app),
-		newToolsCmd(app),
-		newConfigCmd(app),
-		newDemoCmd(app),
-		newChatCmd(app),
-		newSessionsCmd(app),
-		newOpenURLCmd(app),
+		newPluginsCmd(f),
+		newToolsCmd(f),
+		newConfigCmd(f),
+		newDemoCmd(f),
+		newChatCmd(f),
+		newSessionsCmd(f),
+		newOpenURLCmd(f),
 	)
+	usageErrors(root)
 	return root
 }
 

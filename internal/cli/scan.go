@@ -9,37 +9,38 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
 	"github.com/hermes-go/hermes/internal/scan"
 )
 
 // `hermes plugins scan PATH [--json]`: the scan install runs before it publishes a
 // plugin, for authors to run before they publish. Exit 0 safe, 1 caution/dangerous.
-func newPluginsScanCmd(app *App) *cobra.Command {
+func newPluginsScanCmd(f *app.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "scan PATH",
 		Short: "Security-scan a plugin directory the way install does (exit 1 unless safe)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsScan(cmd, app, args[0], asJSON)
+			return pluginsScan(cmd, f, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
 	return cmd
 }
 
-func pluginsScan(cmd *cobra.Command, app *App, path string, asJSON bool) error {
+func pluginsScan(cmd *cobra.Command, f *app.Factory, path string, asJSON bool) error {
 	dir := path
-	if !filepath.IsAbs(dir) && app.Cwd != "" {
-		dir = filepath.Join(app.Cwd, dir)
+	if !filepath.IsAbs(dir) && f.Cwd != "" {
+		dir = filepath.Join(f.Cwd, dir)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return failf("Cannot scan %s: no such file or directory.\nGive the path of a plugin directory (the one holding plugin.yaml).", path)
+			return app.Failf("Cannot scan %s: no such file or directory.\nGive the path of a plugin directory (the one holding plugin.yaml).", path)
 		}
-		return failf("Cannot scan %s: %v", path, err)
+		return app.Failf("Cannot scan %s: %v", path, err)
 	}
 	opts := scan.Options{Source: "local"}
 	if st.IsDir() {
@@ -53,17 +54,17 @@ func pluginsScan(cmd *cobra.Command, app *App, path string, asJSON bool) error {
 	}
 	res, err := scan.Scan(cmd.Context(), dir, opts)
 	if err != nil {
-		return failf("Cannot scan %s: %v", path, err)
+		return app.Failf("Cannot scan %s: %v", path, err)
 	}
 	if asJSON {
-		if err := writeJSON(app.IO.Out, res); err != nil {
+		if err := writeJSON(f.IO.Out, res); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintln(app.IO.Out, res.Report())
+		fmt.Fprintln(f.IO.Out, res.Report())
 	}
 	if res.Verdict != scan.VerdictSafe {
-		return silentExit(exitError)
+		return app.SilentExit(app.ExitFail)
 	}
 	return nil
 }

@@ -4,49 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/session"
 )
 
-func newSessionsCmd(app *App) *cobra.Command {
+func newSessionsCmd(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newSessionsListCmd(app), newSessionsShowCmd(app), newSessionsSearchCmd(app), newSessionsDeleteCmd(app))
+	cmd.AddCommand(newSessionsListCmd(f), newSessionsShowCmd(f), newSessionsSearchCmd(f), newSessionsDeleteCmd(f))
 	return cmd
 }
 
-// openSessions opens state.db. With mustExist, a missing file is reported as nil
-// without creating it, so read-only commands leave HERMES_HOME alone.
-func (a *App) openSessions(ctx context.Context, mustExist bool) (*session.Store, error) {
-	h, err := a.Home()
-	if err != nil {
-		return nil, err
-	}
-	path := session.Path(h.Dir)
-	if mustExist {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	s, err := session.Open(ctx, path)
-	if err != nil {
-		return nil, failf("Error: %v", err)
-	}
-	return s, nil
-}
-
 func noSession(id string) error {
-	return failf("Error: no session %q; see: hermes sessions list", id)
+	return app.Failf("Error: no session %q; see: hermes sessions list", id)
 }
 
 // resolveSession turns an id or a unique prefix into an id, with CLI errors.
@@ -59,7 +39,7 @@ func resolveSession(ctx context.Context, s *session.Store, id string) (string, e
 		return "", noSession(id)
 	}
 	if err != nil {
-		return "", failf("Error: %v", err)
+		return "", app.Failf("Error: %v", err)
 	}
 	return full, nil
 }
@@ -71,7 +51,7 @@ func formatTime(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-func newSessionsListCmd(app *App) *cobra.Command {
+func newSessionsListCmd(f *app.Factory) *cobra.Command {
 	var (
 		asJSON bool
 		limit  int
@@ -82,7 +62,7 @@ func newSessionsListCmd(app *App) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := app.openSessions(ctx, true)
+			s, err := f.Sessions(ctx, true)
 			if err != nil {
 				return err
 			}
@@ -90,17 +70,17 @@ func newSessionsListCmd(app *App) *cobra.Command {
 			if s != nil {
 				defer s.Close()
 				if list, err = s.List(ctx, limit); err != nil {
-					return failf("Error: %v", err)
+					return app.Failf("Error: %v", err)
 				}
 			}
 			if asJSON {
-				return writeJSON(app.IO.Out, list)
+				return writeJSON(f.IO.Out, list)
 			}
 			if len(list) == 0 {
-				fmt.Fprintln(app.IO.Out, "No sessions yet. Start one with: hermes chat")
+				fmt.Fprintln(f.IO.Out, "No sessions yet. Start one with: hermes chat")
 				return nil
 			}
-			t := &table{color: app.Color()}
+			t := &table{color: f.Color()}
 			t.header("ID", "Title", "Model", "Messages", "Updated")
 			for _, x := range list {
 				title := x.Title
@@ -109,7 +89,7 @@ func newSessionsListCmd(app *App) *cobra.Command {
 				}
 				t.row(x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt))
 			}
-			t.write(app.IO.Out)
+			t.write(f.IO.Out)
 			return nil
 		},
 	}
@@ -122,7 +102,7 @@ func newSessionsListCmd(app *App) *cobra.Command {
 // bury the conversation); --json always has everything.
 const maxShown = 2000
 
-func newSessionsShowCmd(app *App) *cobra.Command {
+func newSessionsShowCmd(f *app.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
@@ -130,7 +110,7 @@ func newSessionsShowCmd(app *App) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := app.openSessions(ctx, true)
+			s, err := f.Sessions(ctx, true)
 			if err != nil {
 				return err
 			}
@@ -143,15 +123,15 @@ func newSessionsShowCmd(app *App) *cobra.Command {
 			}
 			sess, err := s.Get(ctx, id)
 			if err != nil {
-				return failf("Error: %v", err)
+				return app.Failf("Error: %v", err)
 			}
 			msgs, err := s.History(ctx, id)
 			if err != nil {
-				return failf("Error: %v", err)
+				return app.Failf("Error: %v", err)
 			}
 			calls, err := s.ToolCalls(ctx, id)
 			if err != nil {
-				return failf("Error: %v", err)
+				return app.Failf("Error: %v", err)
 			}
 			if asJSON {
 				if msgs == nil {
@@ -160,9 +140,9 @@ func newSessionsShowCmd(app *App) *cobra.Command {
 				if calls == nil {
 					calls = []session.ToolCall{}
 				}
-				return writeJSON(app.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
+				return writeJSON(f.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
 			}
-			printSession(app, sess, msgs, calls)
+			printSession(f, sess, msgs, calls)
 			return nil
 		},
 	}
@@ -170,8 +150,8 @@ func newSessionsShowCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func printSession(app *App, sess session.Session, msgs []session.Message, calls []session.ToolCall) {
-	w := app.IO.Out
+func printSession(f *app.Factory, sess session.Session, msgs []session.Message, calls []session.ToolCall) {
+	w := f.IO.Out
 	head := []string{"Session " + sess.ID}
 	if sess.Model != "" {
 		head = append(head, "model "+sess.Model)
@@ -226,7 +206,7 @@ func printSession(app *App, sess session.Session, msgs []session.Message, calls 
 	}
 }
 
-func newSessionsSearchCmd(app *App) *cobra.Command {
+func newSessionsSearchCmd(f *app.Factory) *cobra.Command {
 	var (
 		asJSON bool
 		limit  int
@@ -239,9 +219,9 @@ func newSessionsSearchCmd(app *App) *cobra.Command {
 			ctx := cmd.Context()
 			term := strings.Join(args, " ")
 			if strings.TrimSpace(term) == "" {
-				return &exitCodeError{code: exitUsage, msg: "Error: search needs a word to look for"}
+				return &app.ExitError{Code: app.ExitUsage, Message: "Error: search needs a word to look for"}
 			}
-			s, err := app.openSessions(ctx, true)
+			s, err := f.Sessions(ctx, true)
 			if err != nil {
 				return err
 			}
@@ -249,22 +229,22 @@ func newSessionsSearchCmd(app *App) *cobra.Command {
 			if s != nil {
 				defer s.Close()
 				if hits, err = s.Search(ctx, term, limit); err != nil {
-					return failf("Error: %v", err)
+					return app.Failf("Error: %v", err)
 				}
 			}
 			if asJSON {
-				return writeJSON(app.IO.Out, hits)
+				return writeJSON(f.IO.Out, hits)
 			}
 			if len(hits) == 0 {
-				fmt.Fprintf(app.IO.Out, "No messages match %q.\n", term)
+				fmt.Fprintf(f.IO.Out, "No messages match %q.\n", term)
 				return nil
 			}
-			t := &table{color: app.Color()}
+			t := &table{color: f.Color()}
 			t.header("Session", "#", "Role", "Match")
 			for _, h := range hits {
 				t.row(h.SessionID, strconv.Itoa(h.Seq), h.Role, truncate(h.Snippet, 90))
 			}
-			t.write(app.IO.Out)
+			t.write(f.IO.Out)
 			return nil
 		},
 	}
@@ -273,7 +253,7 @@ func newSessionsSearchCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newSessionsDeleteCmd(app *App) *cobra.Command {
+func newSessionsDeleteCmd(f *app.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "delete ID",
@@ -281,7 +261,7 @@ func newSessionsDeleteCmd(app *App) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := app.openSessions(ctx, true)
+			s, err := f.Sessions(ctx, true)
 			if err != nil {
 				return err
 			}
@@ -297,15 +277,15 @@ func newSessionsDeleteCmd(app *App) *cobra.Command {
 				return noSession(args[0])
 			}
 			if err != nil {
-				return failf("Error: %v", err)
+				return app.Failf("Error: %v", err)
 			}
 			if err := s.Delete(ctx, sess.ID); err != nil {
-				return failf("Error: %v", err)
+				return app.Failf("Error: %v", err)
 			}
 			if asJSON {
-				return writeJSON(app.IO.Out, map[string]any{"deleted": sess.ID, "messages": sess.MessageCount})
+				return writeJSON(f.IO.Out, map[string]any{"deleted": sess.ID, "messages": sess.MessageCount})
 			}
-			fmt.Fprintf(app.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
+			fmt.Fprintf(f.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
 			return nil
 		},
 	}

@@ -11,19 +11,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-func newToolsCmd(app *App) *cobra.Command {
+func newToolsCmd(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List and call the tools the model can use (built-in and from enabled plugins)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newToolsListCmd(app), newToolsCallCmd(app))
+	cmd.AddCommand(newToolsListCmd(f), newToolsCallCmd(f))
 	return cmd
 }
 
@@ -66,23 +66,23 @@ func toolRows(ctx context.Context, list []*tools.Tool) []toolRow {
 	return rows
 }
 
-func newToolsListCmd(app *App) *cobra.Command {
+func newToolsListCmd(f *app.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every available tool",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return app.runWithManager(cmd.Context(), func(m *plugins.Manager) error {
-				rows := toolRows(cmd.Context(), m.Registry().Tools().List())
+			return f.WithHost(cmd.Context(), func(m *app.Host) error {
+				rows := toolRows(cmd.Context(), m.Registry.Tools().List())
 				if asJSON {
-					return writeJSON(app.IO.Out, rows)
+					return writeJSON(f.IO.Out, rows)
 				}
 				if len(rows) == 0 {
-					fmt.Fprintln(app.IO.Out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
+					fmt.Fprintln(f.IO.Out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
 					return nil
 				}
-				t := &table{color: app.Color()}
+				t := &table{color: f.Color()}
 				t.header("Name", "Toolset", "Source", "Description")
 				for _, r := range rows {
 					desc := r.Description
@@ -91,7 +91,7 @@ func newToolsListCmd(app *App) *cobra.Command {
 					}
 					t.row(r.Name, r.Toolset, r.Source, truncate(desc, 70))
 				}
-				t.write(app.IO.Out)
+				t.write(f.IO.Out)
 				return nil
 			})
 		},
@@ -100,7 +100,7 @@ func newToolsListCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newToolsCallCmd(app *App) *cobra.Command {
+func newToolsCallCmd(f *app.Factory) *cobra.Command {
 	var argsJSON string
 	cmd := &cobra.Command{
 		Use:     "call NAME",
@@ -108,20 +108,20 @@ func newToolsCallCmd(app *App) *cobra.Command {
 		Example: `  hermes tools call hello_world --args '{"name":"Ada"}'`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return toolsCall(cmd.Context(), app, args[0], argsJSON)
+			return toolsCall(cmd.Context(), f, args[0], argsJSON)
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args", "{}", "tool arguments as a JSON object")
 	return cmd
 }
 
-func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
+func toolsCall(ctx context.Context, f *app.Factory, name, argsJSON string) error {
 	args, err := parseToolArgs(argsJSON)
 	if err != nil {
-		return &exitCodeError{code: exitUsage, msg: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
+		return &app.ExitError{Code: app.ExitUsage, Message: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
 	}
-	return app.runWithManager(ctx, func(m *plugins.Manager) error {
-		if _, ok := m.Registry().Tools().Get(name); !ok {
+	return f.WithHost(ctx, func(m *app.Host) error {
+		if _, ok := m.Registry.Tools().Get(name); !ok {
 			msg := fmt.Sprintf("unknown tool %q", name)
 			failed := 0
 			for _, p := range m.Plugins() {
@@ -132,20 +132,20 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 			switch {
 			case failed > 0:
 				msg += fmt.Sprintf("; %d enabled plugin(s) failed to load (see above), it may be one of theirs", failed)
-			case len(m.Registry().Tools().List()) == 0:
+			case len(m.Registry.Tools().List()) == 0:
 				msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
 			default:
 				msg += "; see: hermes tools list"
 			}
-			return failf("Error: %s", msg)
+			return app.Failf("Error: %s", msg)
 		}
-		out := app.pipeline(m).Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
-		fmt.Fprintln(app.IO.Out, out.Result)
+		out := m.Pipeline().Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
+		fmt.Fprintln(f.IO.Out, out.Result)
 		if ctx.Err() != nil {
-			return silentExit(exitInterrupt) // Ctrl-C: 130, as a plugin CLI command exits
+			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
 		}
 		if out.Status != "ok" {
-			return silentExit(exitError)
+			return app.SilentExit(app.ExitFail)
 		}
 		return nil
 	})

@@ -105,6 +105,9 @@ func (h Home) CacheDir() string { return filepath.Join(h.Dir, "cache") }
 // LogsDir is <home>/logs.
 func (h Home) LogsDir() string { return filepath.Join(h.Dir, "logs") }
 
+// PluginLogPath is plugins.log: plugin output and hermes' warnings.
+func (h Home) PluginLogPath() string { return filepath.Join(h.LogsDir(), "plugins.log") }
+
 // EnsureDir creates dir (and parents) with private permissions.
 func EnsureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {

@@ -1,4 +1,4 @@
-package cli
+package logs
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ func TestPluginLogRotatesDuringARun(t *testing.T) {
 		existing int64 // bytes already in plugins.log at start
 		write    int64 // bytes of lines this run writes
 	}{
-		{"fresh, one cap's worth and a half", 0, maxLogBytes * 3 / 2},
-		{"fresh, three caps' worth", 0, 3 * maxLogBytes},
-		{"half full at start", maxLogBytes / 2, maxLogBytes},
-		{"over the cap at start", maxLogBytes + 1, maxLogBytes / 2},
+		{"fresh, one cap's worth and a half", 0, MaxLogBytes * 3 / 2},
+		{"fresh, three caps' worth", 0, 3 * MaxLogBytes},
+		{"half full at start", MaxLogBytes / 2, MaxLogBytes},
+		{"over the cap at start", MaxLogBytes + 1, MaxLogBytes / 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hh := t.TempDir()
@@ -36,31 +36,26 @@ func TestPluginLogRotatesDuringARun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			a := &App{IO: &IO{Out: io.Discard, Err: io.Discard}, Env: func(k string) string {
-				if k == "HERMES_HOME" {
-					return hh
-				}
-				return ""
-			}}
+			a := New(Options{Err: io.Discard, Path: func() (string, error) { return path, nil }})
 			defer a.Close()
 			n := c.write / int64(len(line))
 			for i := int64(0); i < n; i++ {
-				a.appendLog("flooder", "stdout", line)
+				a.Append("flooder", "stdout", line)
 			}
-			a.appendLog("flooder", "stdout", "the last line")
+			a.Append("flooder", "stdout", "the last line")
 			a.Close()
 
 			slack := int64(len(line) + 100) // one line's worth past the cap
 			for _, p := range []string{path, path + ".1"} {
 				st, err := os.Stat(p)
 				if err != nil {
-					if p == path || c.existing+c.write <= maxLogBytes {
+					if p == path || c.existing+c.write <= MaxLogBytes {
 						continue
 					}
 					t.Fatalf("no %s after writing %d bytes: %v", filepath.Base(p), c.existing+c.write, err)
 				}
-				if st.Size() > maxLogBytes+slack {
-					t.Errorf("%s is %d bytes, over the cap of %d", filepath.Base(p), st.Size(), maxLogBytes)
+				if st.Size() > MaxLogBytes+slack {
+					t.Errorf("%s is %d bytes, over the cap of %d", filepath.Base(p), st.Size(), MaxLogBytes)
 				}
 			}
 			b, err := os.ReadFile(path)
@@ -84,8 +79,8 @@ func TestTerminalSafe(t *testing.T) {
 		{"trailing esc \x1b", "trailing esc ^["},
 	}
 	for _, tt := range tests {
-		if got := terminalSafe(tt.in); got != tt.want {
-			t.Errorf("terminalSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := TerminalSafe(tt.in); got != tt.want {
+			t.Errorf("TerminalSafe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

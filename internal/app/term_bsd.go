@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package cli
+package app
 
 import "golang.org/x/sys/unix"
 

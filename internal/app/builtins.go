@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -24,28 +24,28 @@ func builtinPlugins() []plugins.Builtin {
 // newApprover returns the interactive approval prompt when a human can answer it
 // (stdin and stderr are terminals), else nil: nobody can be asked, and commands or
 // plugin calls that need approval are refused with a message saying how to allow them.
-func (a *App) newApprover(h home.Home) *approval.Approver {
-	if !a.IO.InTTY || !a.IO.ErrTTY {
+func newApprover(io *IOStreams, h home.Home) *approval.Approver {
+	if !io.InTTY || !io.ErrTTY {
 		return nil
 	}
-	return approval.NewCLIApprover(a.IO.In, a.IO.Err, &config.Store{Path: h.ConfigPath()}, nil)
+	return approval.NewCLIApprover(io.In, io.Err, &config.Store{Path: h.ConfigPath()}, nil)
 }
 
 // registerBuiltinTools adds read_file, write_file, patch, search_files and terminal to
-// the manager's registry, before plugins load so a plugin tool of the same name needs
+// the registry, before plugins load so a plugin tool of the same name needs
 // the tools.override capability. The terminal is guarded by the rules in config.yaml
 // (command_allowlist, approvals.deny, read on first use), and transform_terminal_output
 // fires through the manager's hooks.
-func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) error {
-	h := m.Home()
+func (host *Host) registerBuiltinTools() error {
+	h := host.home
 	var approver tools.Approver
-	if appr != nil {
-		approver = appr
+	if host.Approver != nil {
+		approver = host.Approver
 	}
-	hk := m.Registry().Hooks()
-	return builtin.Register(m.Registry().Tools(), builtin.Options{
-		WorkDir:        a.Cwd,
-		Guard:          approval.NewGuardFromStore(m.Store()),
+	hk := host.Registry.Hooks()
+	return builtin.Register(host.Registry.Tools(), builtin.Options{
+		WorkDir:        host.f.Cwd,
+		Guard:          approval.NewGuardFromStore(host.Store()),
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
 		SecretPaths:    []string{h.EnvPath()},

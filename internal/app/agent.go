@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/plugins/hostapi"
+	"github.com/hermes-go/hermes/pkg/protocol"
+)
+
+// pluginLLMFunc serves ctx.llm.complete / complete_structured for one plugin
+// (method "complete" or "complete_structured").
+type pluginLLMFunc func(ctx context.Context, pluginID, method string, kwargs map[string]any) (map[string]any, error)
+
+// agentServices are the agent's facades as the plugins of one command reach
+// them: ctx.llm from the first command on (the chat replaces the lazy client
+// with its own), ctx.inject_message only while a chat session runs.
+type agentServices struct {
+	inject atomic.Pointer[func(text, role string) bool]
+	llm    atomic.Pointer[pluginLLMFunc]
+}
+
+var _ hostapi.AgentServices = (*agentServices)(nil)
+
+func (s *agentServices) setInjector(f func(text, role string) bool) {
+	if f == nil {
+		s.inject.Store(nil)
+		return
+	}
+	s.inject.Store(&f)
+}
+
+func (s *agentServices) setLLM(f pluginLLMFunc) { s.llm.Store(&f) }
+
+func (s *agentServices) InjectMessage(text, role string) (accepted, ok bool) {
+	f := s.inject.Load()
+	if f == nil {
+		return false, false
+	}
+	return (*f)(text, role), true
+}
+
+func (s *agentServices) CompleteLLM(ctx context.Context, pluginID, method string, kwargs map[string]any) (map[string]any, bool, error) {
+	f := s.llm.Load()
+	if f == nil {
+		return nil, false, nil
+	}
+	res, err := (*f)(ctx, pluginID, method, kwargs)
+	return res, true, err
+}
+
+// lazyPluginLLM serves ctx.llm in any command (a plugin tool run by `hermes tools
+// call`, a plugin CLI command): the model client is built from config.yaml on the
+// first call, so commands that never use it pay nothing.
+func (h *Host) lazyPluginLLM() pluginLLMFunc {
+	var once sync.Once
+	var serve pluginLLMFunc
+	var buildErr error
+	return func(ctx context.Context, pluginID, method string, kw map[string]any) (map[string]any, error) {
+		once.Do(func() {
+			doc, err := h.Store().Load()
+			if err != nil {
+				buildErr = err
+				return
+			}
+			dotenv, err := config.ReadDotenv(h.home.EnvPath())
+			if err != nil {
+				buildErr = err
+				return
+			}
+			cfg, err := llm.FromConfig(ctx, llm.ModelSection(doc.Map()["model"]), h.f.Env, dotenv)
+			if err != nil {
+				buildErr = err
+				return
+			}
+			client, err := llm.New(cfg)
+			if err != nil {
+				buildErr = err
+				return
+			}
+			serve = h.pluginLLM(client, cfg).Serve
+		})
+		if buildErr != nil {
+			return nil, protocol.Errorf(protocol.CodeNotAvailable, "ctx.llm: %v", buildErr)
+		}
+		return serve(ctx, pluginID, method, kw)
+	}
+}
+
+// pluginLLM is ctx.llm over client, with the trust rules read live from config.yaml.
+func (h *Host) pluginLLM(client llm.Client, cfg llm.Config) *agent.PluginLLM {
+	return &agent.PluginLLM{Client: client, Model: cfg.Model, Provider: cfg.Provider,
+		Trust: func(id string) map[string]any {
+			d, err := h.Store().Load()
+			if err != nil {
+				return nil // unreadable config trusts nothing
+			}
+			v, _ := d.GetPath([]string{"plugins", "entries", id, "llm"})
+			t, _ := v.(map[string]any)
+			return t
+		},
+		Log: func(id, purpose, model string, u llm.Usage) {
+			h.f.Logger().Info("ctx.llm call", "plugin", id, "purpose", purpose, "model", model, "total_tokens", u.TotalTokens)
+		}}
+}

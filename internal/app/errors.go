@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+const (
+	ExitOK          = 0
+	ExitFail        = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// ExitError ends the command with Code, printing Message (when not empty) as
+// it is.
+type ExitError struct {
+	Code    int
+	Message string
+}
+
+func (e *ExitError) Error() string { return e.Message }
+
+// Failf returns an error that prints its message and exits 1.
+func Failf(format string, args ...any) error {
+	return &ExitError{Code: ExitFail, Message: fmt.Sprintf(format, args...)}
+}
+
+// SilentExit exits with code without printing anything more.
+func SilentExit(code int) error { return &ExitError{Code: code} }
+
+// FlagError is a usage error: the command line itself is wrong (an unknown
+// flag, a missing argument). It exits 2.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf returns a usage error.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// Report prints what err says to stderr and returns the exit code for it: the
+// one place an error becomes an exit code.
+func Report(ctx context.Context, stderr io.Writer, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Message != "" {
+			fmt.Fprintln(stderr, ee.Message)
+		}
+		return ee.Code
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "interrupted")
+		return ExitInterrupted
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	var fe *FlagError
+	if errors.As(err, &fe) {
+		return ExitUsage
+	}
+	return ExitFail
+}

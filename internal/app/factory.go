@@ -1,0 +1,139 @@
+// Package app wires hermes together for one command: the terminal, the
+// environment and HERMES_HOME (Factory), config.yaml with its migration, the
+// log, and the plugin host (manager, registry, tool pipeline, approver, agent
+// services). The verbs in internal/cli are built from a Factory and reach
+// everything through it, as the GitHub CLI's commands reach theirs through
+// cmdutil.Factory.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/logs"
+)
+
+// IOStreams is the terminal: the streams and whether they are TTYs.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	InTTY  bool
+	OutTTY bool
+	ErrTTY bool
+}
+
+// CanPrompt reports whether a human can answer prompts (stdin and stdout are TTYs).
+func (s *IOStreams) CanPrompt() bool { return s.InTTY && s.OutTTY }
+
+// Factory is what every command is built from. Its inputs (IO, Env, Cwd, Now,
+// Version) are set once, by New for the real process or by a test; Profile is
+// the --profile flag, set while the root's flags are parsed, before any verb
+// runs. What derives from them (HERMES_HOME, config.yaml, the log) is resolved
+// on first use and kept for the command.
+type Factory struct {
+	IO      *IOStreams
+	Env     func(string) string
+	Environ func() []string
+	Cwd     string
+	Now     func() time.Time
+	Version string
+	Profile string
+	// ArmInterrupts makes SIGINT/SIGTERM cancel the command's context (nil in
+	// tests that run commands directly); the root arms it for commands that can
+	// run long.
+	ArmInterrupts func()
+
+	home *home.Home
+	out  *logs.Output
+	cfg  configState
+}
+
+// Home resolves HERMES_HOME and the profile once.
+func (f *Factory) Home() (home.Home, error) {
+	if f.home != nil {
+		return *f.home, nil
+	}
+	h, err := home.Resolve(f.Env, f.Profile)
+	if err != nil {
+		return home.Home{}, err
+	}
+	if f.Profile != "" && f.Profile != "default" && !profileInUse(h) {
+		// Most likely a typo: say so rather than show an empty world.
+		f.Warn(fmt.Sprintf("profile %q has no config.yaml or plugins yet (%s): it starts empty; check the name", f.Profile, h.Dir))
+	}
+	f.home = &h
+	return h, nil
+}
+
+// profileInUse reports whether the profile directory holds a config or plugins
+// (hermes' own caches alone do not count).
+func profileInUse(h home.Home) bool {
+	for _, p := range []string{h.ConfigPath(), h.PluginsDir()} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
+// Color reports whether output to a TTY may use colour.
+func (f *Factory) Color() bool {
+	return f.IO.OutTTY && f.Env("NO_COLOR") == "" && f.Env("TERM") != "dumb"
+}
+
+// Logs is the command's log: hermes' warnings and plugin output, on stderr
+// and in plugins.log.
+func (f *Factory) Logs() *logs.Output {
+	if f.out == nil {
+		f.out = logs.New(logs.Options{
+			Err:   f.IO.Err,
+			Debug: Truthy(f.Env("HERMES_PLUGINS_DEBUG")),
+			Now:   f.Now,
+			Path: func() (string, error) {
+				h, err := f.Home()
+				if err != nil {
+					return "", err
+				}
+				return h.PluginLogPath(), nil
+			},
+		})
+	}
+	return f.out
+}
+
+// Warn shows a warning on stderr ("warning: msg").
+func (f *Factory) Warn(msg string) { f.Logs().Warn(msg) }
+
+// Logger is hermes' own structured log (see logs.Output.Logger).
+func (f *Factory) Logger() *slog.Logger { return f.Logs().Logger() }
+
+// Close releases what the command opened (plugins.log).
+func (f *Factory) Close() {
+	if f.out != nil {
+		f.out.Close()
+	}
+}
+
+// Truthy is how hermes reads an on/off environment variable.
+func Truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// ForHome is a Factory like f for another HERMES_HOME (a scratch one, as `hermes
+// demo` uses); Close it when done.
+func (f *Factory) ForHome(h home.Home) *Factory {
+	return &Factory{IO: f.IO, Env: f.Env, Environ: f.Environ, Cwd: f.Cwd, Now: f.Now, Version: f.Version,
+		Profile: h.Profile, ArmInterrupts: f.ArmInterrupts, home: &h}
+}
