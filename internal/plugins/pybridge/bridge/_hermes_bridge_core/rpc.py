@@ -83,7 +83,9 @@ def _dumps(obj):
 
 
 # How hermes starts every request line: the id of a request that cannot be decoded.
-_LEADING_ID = re.compile(rb'\{"jsonrpc":"2\.0","id":(\d+),')
+# Compiled (and cached by re) only on that rare path: compiling it at import cost
+# every plugin start about 60 µs.
+_LEADING_ID = rb'\{"jsonrpc":"2\.0","id":(\d+),'
 
 
 def _loads_line(line):
@@ -162,7 +164,7 @@ class Endpoint:
         except RecursionError:
             # Nested deeper than Python's decoder goes: that request fails, the
             # plugin goes on (hermes caps tool arguments well below this).
-            m = _LEADING_ID.match(line)
+            m = re.match(_LEADING_ID, line)
             if m:
                 self.send({"jsonrpc": "2.0", "id": int(m.group(1)), "error": {
                     "code": -32600, "message": "message nested too deeply for Python's JSON decoder"}})
