@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -30,23 +31,46 @@ var (
 // so a new binary never runs a stale bridge.
 func Version() string {
 	hashOnce.Do(func() {
-		h := sha256.New()
-		var paths []string
-		_ = fs.WalkDir(files, "bridge", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-		sort.Strings(paths)
-		for _, p := range paths {
-			b, _ := files.ReadFile(p)
-			fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
-			h.Write(b)
-		}
-		hash = hex.EncodeToString(h.Sum(nil))[:16]
+		hash = contentHash(files)
 	})
 	return hash
+}
+
+func contentHash(fsys fs.FS) string {
+	h := sha256.New()
+	var paths []string
+	_ = walkSource(fsys, func(p string, d fs.DirEntry) error {
+		if !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, _ := fs.ReadFile(fsys, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// walkSource walks the bridge's source files (and directories) in fsys. Bytecode is
+// left out: "all:bridge" embeds whatever is in the source tree at build time, so a
+// local Python run that cached a __pycache__ there must neither change the version
+// nor ship bytecode compiled from another copy of the files.
+func walkSource(fsys fs.FS, fn func(p string, d fs.DirEntry) error) error {
+	return fs.WalkDir(fsys, "bridge", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "__pycache__" {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".pyc") || strings.HasSuffix(p, ".pyo")) {
+			return nil
+		}
+		return fn(p, d)
+	})
 }
 
 // Ensure unpacks the bridge under cacheDir (if not already there) and returns the path
@@ -66,10 +90,7 @@ func Ensure(cacheDir string) (string, error) {
 		return "", fmt.Errorf("create bridge cache: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	err = fs.WalkDir(files, "bridge", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
+	err = walkSource(files, func(p string, d fs.DirEntry) error {
 		rel, _ := filepath.Rel("bridge", filepath.FromSlash(p))
 		target := filepath.Join(tmp, rel)
 		if d.IsDir() {

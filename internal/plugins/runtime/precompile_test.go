@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,46 @@ func TestPrecompileBridgeTriesOnce(t *testing.T) {
 	}
 	if did, err := PrecompileBridge(context.Background(), info, dir, env); did || err != nil {
 		t.Fatalf("second attempt: did=%v err=%v", did, err)
+	}
+}
+
+// Every module of the bridge gets its bytecode, the core package's submodules and
+// the compat shims included: a plugin process imports them all from source otherwise.
+func TestPrecompileBridgeCompilesEveryModule(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	if err != nil {
+		t.Skipf("no python: %v", err)
+	}
+	if info.CacheTag == "" {
+		t.Skipf("%s has no bytecode cache tag", info.Executable)
+	}
+	script, err := pybridge.Ensure(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(script)
+	env := []string{"PATH=" + os.Getenv("PATH"), "PYTHONDONTWRITEBYTECODE=1"}
+	if did, err := PrecompileBridge(ctx, info, dir, env); err != nil || !did {
+		t.Fatalf("precompile: did=%v err=%v", did, err)
+	}
+	n := 0
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		n++
+		pyc := filepath.Join(filepath.Dir(p), "__pycache__", strings.TrimSuffix(d.Name(), ".py")+"."+info.CacheTag+".pyc")
+		if _, err := os.Stat(pyc); err != nil {
+			t.Errorf("no bytecode for %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "_hermes_bridge_core", "__pycache__", "rpc."+info.CacheTag+".pyc")); err != nil || n < 10 {
+		t.Fatalf("walked %d modules; core package compiled: %v", n, err)
 	}
 }

@@ -1,4 +1,5 @@
-"""Entry point of the hermes plugin bridge (kept tiny so the core is byte-compiled once)."""
+"""Entry point of the hermes plugin bridge. Kept tiny: Python caches the bytecode of
+what a script imports (the _hermes_bridge_core package), never of the script itself."""
 import os
 import sys
 
