@@ -53,6 +53,9 @@ type Dup struct {
 
 // Decode decodes src, or declines (false) when it is outside the subset.
 func Decode(src string) (Decoded, bool) {
+	if !Enabled {
+		return Decoded{}, false
+	}
 	p := fastParser{}
 	if !p.split(src) {
 		return Decoded{}, false
