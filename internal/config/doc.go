@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +21,8 @@ import (
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/hermes-go/hermes/internal/plugins/manifest"
 )
 
 // LatestVersion is the _config_version written into new files and reached by Migrate.
@@ -50,7 +51,7 @@ type Doc struct {
 	litEnd map[int]int
 	nl     string // the file's line ending
 	// dups are the top-level keys written more than once (the last one wins).
-	dups []yamlfast.Dup
+	dups []manifest.DupKey
 	// simple: read by the fast decoder; src, tree, name and nl are set and the
 	// rest is built by the first edit (see ensureParsed).
 	simple bool
@@ -80,7 +81,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func yamlError(file string, err error) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
-		line, _ := yamlfast.ErrorPosition(ye.GetMessage(), ye.GetToken())
+		line, _ := manifest.YAMLErrorPosition(ye.GetMessage(), ye.GetToken())
 		return &ParseError{File: file, Line: line, Msg: ye.GetMessage(), Err: err}
 	}
 	return &ParseError{File: file, Msg: err.Error(), Err: err}
@@ -131,7 +132,7 @@ func parseFull(data []byte, filename string) (*Doc, error) {
 }
 
 // parseSimple reads a config written in the everyday subset of YAML (block
-// mappings, plain and simply quoted scalars, one-line lists; see yamlfast)
+// mappings, plain and simply quoted scalars, one-line lists; see manifest.DecodeFastYAML)
 // without the general parser, which with its checks costs ~0.3 ms warm and
 // over 1 ms in a fresh process, on every hermes command, most of which only
 // read settings. Anything else declines (false) and takes the full parse.
@@ -143,7 +144,7 @@ func parseSimple(data []byte, filename string) (*Doc, bool) {
 	if n == 0 || data[n-1] != '\n' || !utf8.Valid(data) || bareCR(data) >= 0 || indentedTop(data) {
 		return nil, false
 	}
-	dec, ok := yamlfast.Decode(string(data))
+	dec, ok := manifest.DecodeFastYAML(string(data))
 	if !ok {
 		return nil, false
 	}
@@ -315,8 +316,8 @@ func parse(data []byte, filename string) (*Doc, error) {
 	}
 	d.dups = topLevelDups(d.body)
 	if len(bodies) == 1 {
-		if _, ok := yamlfast.ExpandedValues(bodies[0], yamlfast.MaxExpandedValues); !ok {
-			return nil, &ParseError{File: filename, Msg: fmt.Sprintf("its YAML aliases expand to more than %d values (an alias bomb?); hermes will not read it, remove or reduce the aliases", yamlfast.MaxExpandedValues)}
+		if _, ok := manifest.YAMLExpandedValues(bodies[0], manifest.MaxYAMLValues); !ok {
+			return nil, &ParseError{File: filename, Msg: fmt.Sprintf("its YAML aliases expand to more than %d values (an alias bomb?); hermes will not read it, remove or reduce the aliases", manifest.MaxYAMLValues)}
 		}
 	}
 	var v any
@@ -1049,13 +1050,13 @@ func (d *Doc) Warnings() []string {
 }
 
 // topLevelDups finds the top-level keys of body written more than once.
-func topLevelDups(body ast.Node) []yamlfast.Dup {
+func topLevelDups(body ast.Node) []manifest.DupKey {
 	m, ok := body.(*ast.MappingNode)
 	if !ok {
 		return nil
 	}
 	first := map[string]int{}
-	var out []yamlfast.Dup
+	var out []manifest.DupKey
 	for _, e := range m.Values {
 		k, ok := keyText(e.Key)
 		if !ok {
@@ -1063,7 +1064,7 @@ func topLevelDups(body ast.Node) []yamlfast.Dup {
 		}
 		line := nodeLine(e.Key)
 		if at, seen := first[k]; seen {
-			out = append(out, yamlfast.Dup{Key: k, First: at, Last: line})
+			out = append(out, manifest.DupKey{Key: k, First: at, Last: line})
 			continue
 		}
 		first[k] = line

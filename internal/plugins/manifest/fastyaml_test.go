@@ -2,11 +2,12 @@ package manifest
 
 import (
 	"fmt"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/plugins/manifest/internal/yamlfast"
 )
 
 // fastCorpus is YAML the fast decoder must either decline or decode exactly

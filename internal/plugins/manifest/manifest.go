@@ -21,7 +21,6 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/home"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 )
 
 // EnvVar is one requires_env / optional_env entry.
@@ -471,7 +470,7 @@ func (p *fieldParser) envList(field string) []EnvVar {
 				if !present || sv == nil {
 					continue
 				}
-				b, isBool := yamlfast.Bool(sv) // PyYAML's yes/no/on/off too, as upstream reads them
+				b, isBool := Bool(sv) // PyYAML's yes/no/on/off too, as upstream reads them
 				if !isBool {
 					p.warnf("%s item %q: %s must be true or false, not %s; treating it as false", field, name, key, typeName(sv))
 					continue
@@ -640,7 +639,7 @@ func (p *fieldParser) configSchema() map[string]SchemaField {
 		f.Default, f.HasDefault = spec["default"]
 		f.Description, _ = scalarString(spec["description"])
 		if r, present := spec["required"]; present && r != nil {
-			b, isBool := yamlfast.Bool(r)
+			b, isBool := Bool(r)
 			if !isBool {
 				p.warnf("config_schema entry %q: required must be true or false, not %s; treating it as false", key, typeName(r))
 			}
