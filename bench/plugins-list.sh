@@ -15,6 +15,8 @@
 # the CSafeLoader ratio is printed too.
 #
 # Usage: bench/plugins-list.sh            (ROUNDS=3 RUNS=20 WARMUP=3 by default)
+#   HERMES_BIN_B=path also times that binary's `plugins list` in the same rounds, run
+#   for run beside the first (e.g. a build with -tags hermes_yamlgeneral).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -131,6 +133,11 @@ fi
 n_listed="$("$HERMES" plugins list --json --user | grep -c '"name"')"
 echo "check: hermes plugins list --json --user shows $n_listed plugins"
 [[ "$n_listed" == "$N_PLUGINS" ]] || { echo "expected $N_PLUGINS plugins"; exit 1; }
+if [[ -n "${HERMES_BIN_B:-}" ]]; then
+  n_b="$("$HERMES_BIN_B" plugins list --json --user | grep -c '"name"')"
+  echo "check: $HERMES_BIN_B plugins list --json --user shows $n_b plugins"
+  [[ "$n_b" == "$N_PLUGINS" ]] || { echo "expected $N_PLUGINS plugins"; exit 1; }
+fi
 echo
 
 # ---- timing ---------------------------------------------------------------------------
@@ -139,6 +146,7 @@ args=(
   "hermes plugins list --json" "$HERMES plugins list --json"
   "hermes --version" "$HERMES --version"
 )
+[[ -n "${HERMES_BIN_B:-}" ]] && args+=("hermes-B plugins list" "$HERMES_BIN_B plugins list")
 [[ -n "$hpy" ]] && args+=("hermes-python safe_load" "$hpy $TMP/parse.py $TMP/paths.txt safe $hpy_path")
 [[ -n "$sys_py" ]] && args+=(
   "usr-bin-python3 safe_load" "$sys_py $TMP/parse.py $TMP/paths.txt safe"

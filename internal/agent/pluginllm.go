@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/llm"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -105,7 +105,7 @@ func (p *PluginLLM) gate(pluginID string, kw map[string]any) (string, error) {
 	if p.Trust != nil {
 		trust = p.Trust(pluginID)
 	}
-	allowed := func(key string) bool { b, _ := yamlfast.Bool(trust[key]); return b } // yes/on too, as PyYAML reads them
+	allowed := func(key string) bool { b, _ := config.Bool(trust[key]); return b } // yes/on too, as PyYAML reads them
 	deny := func(what, key string) error {
 		return protocol.Errorf(protocol.CodePermission,
 			"plugin %s may not choose the %s for ctx.llm: set plugins.entries.%s.llm.%s: true in config.yaml to trust it", pluginID, what, pluginID, key)

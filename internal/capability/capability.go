@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/yamlfast"
+	"github.com/hermes-go/hermes/internal/config"
 )
 
 // Capability is one privileged host surface a plugin may ask for.
@@ -76,7 +76,7 @@ func Granted(cfg map[string]any, pluginID, id string) (bool, string) {
 		cur = m[k]
 	}
 	// PyYAML reads yes/on as true: a legacy gate written that way grants, as upstream.
-	if b, ok := yamlfast.Bool(cur); ok && b {
+	if b, ok := config.Bool(cur); ok && b {
 		return true, "legacy key plugins.entries." + pluginID + "." + joinDots(c.LegacyKey) + " (deprecated)"
 	}
 	return false, "not granted"

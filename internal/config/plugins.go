@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
-	"github.com/hermes-go/hermes/internal/yamlfast"
+	"github.com/hermes-go/hermes/internal/plugins/manifest"
 )
 
 // Defaults and limits of the plugins.* settings.
@@ -118,7 +118,7 @@ func Plugins(d *Doc) (PluginSettings, []string) {
 // true/false, yes/no and on/off (in lower, Title or UPPER case) besides real
 // booleans, since upstream reads config.yaml with PyYAML. ok is false for anything
 // else. Use it wherever a setting is read as a boolean; stored values are untouched.
-func Bool(v any) (value, ok bool) { return yamlfast.Bool(v) }
+func Bool(v any) (value, ok bool) { return manifest.Bool(v) }
 
 // timeoutSetting reads plugins.<key> as seconds with upstream's rules for
 // hook_callback_timeout: missing or null → default; not a number or negative → default

@@ -92,9 +92,19 @@ func FuzzParseSimpleAgrees(f *testing.F) {
 	})
 }
 
+// skipWithoutFastDecoder skips a test of the fast path in a build with the
+// hermes_yamlgeneral tag, which turns the fast decoder off to measure it.
+func skipWithoutFastDecoder(t *testing.T) {
+	t.Helper()
+	if _, ok := parseSimple([]byte("a: 1\n"), "c.yaml"); !ok {
+		t.Skip("the fast decoder is off (-tags hermes_yamlgeneral)")
+	}
+}
+
 // The configs hermes writes and people keep take the fast path; otherwise its
 // speed is lost silently.
 func TestParseSimpleCoversEverydayConfigs(t *testing.T) {
+	skipWithoutFastDecoder(t)
 	for _, s := range simpleSeeds[:2] {
 		if _, ok := parseSimple([]byte(s), "c.yaml"); !ok {
 			t.Errorf("fast reader declined an everyday config:\n%s", s)
@@ -114,6 +124,7 @@ func TestParseSimpleCoversEverydayConfigs(t *testing.T) {
 // Editing a Doc the fast reader produced gives the same bytes as editing one the
 // full parse produced: the first edit builds what the fast reader skipped.
 func TestEditAfterSimpleParse(t *testing.T) {
+	skipWithoutFastDecoder(t)
 	src := []byte("# keep me\nplugins:\n  enabled: [a, b]   # list\n  disabled: [c]\n_config_version: 21\n")
 	fast, err := Parse(src, "c.yaml")
 	if err != nil || !fast.simple {

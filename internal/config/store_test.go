@@ -19,6 +19,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
+
+	"github.com/hermes-go/hermes/internal/testutil/coldrun"
 )
 
 // Environment of the helper process that TestUpdateNoLostUpdatesAcrossProcesses starts by
@@ -31,6 +33,7 @@ const (
 var regexpLine = regexp.MustCompile(`:\d+: `)
 
 func TestMain(m *testing.M) {
+	coldrun.Child(coldFuncs)
 	if path := os.Getenv(helperPathEnv); path != "" {
 		os.Exit(helperAppend(path, strings.Split(os.Getenv(helperItemsEnv), ",")))
 	}

@@ -5,6 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/testutil/benchhome"
+	"github.com/hermes-go/hermes/internal/testutil/coldrun"
 )
 
 // BenchmarkDiscover200 is `hermes plugins list` over 200 flat plugins with
@@ -41,4 +45,52 @@ tags: [demo, example]
 			b.Fatalf("%d plugins, %d warnings", len(cands), len(ws))
 		}
 	}
+}
+
+// coldFuncs are what the cold benchmarks run once in a fresh test process
+// (see TestMain and internal/testutil/coldrun).
+var coldFuncs = map[string]coldrun.Func{"plugins-list": pluginsList}
+
+// pluginsList does the YAML work of `hermes plugins list` on the HERMES_HOME
+// of bench/plugins-list.sh: config.yaml, then every manifest, then the gate.
+// It leaves out the Python probe (cached) and the output, which parse no YAML.
+func pluginsList(home string) error {
+	doc, err := config.Store{Path: filepath.Join(home, "config.yaml")}.Load()
+	if err != nil {
+		return err
+	}
+	settings, _ := config.Plugins(doc)
+	cands, ws := Discover(Options{UserDir: filepath.Join(home, "plugins")})
+	if len(cands) != 200 || len(ws) != 0 {
+		return fmt.Errorf("%d plugins, %d warnings", len(cands), len(ws))
+	}
+	gate := GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled}
+	enabled := 0
+	for _, c := range cands {
+		if Decide(c, gate).Load {
+			enabled++
+		}
+	}
+	if enabled != 20 {
+		return fmt.Errorf("%d plugins enabled, want 20", enabled)
+	}
+	return nil
+}
+
+// BenchmarkPluginsList200 is pluginsList in a warm process (the loop) and
+// cold, once per fresh process, as every `hermes plugins list` runs it. Build
+// with -tags hermes_yamlgeneral to measure it without the fast YAML decoder.
+func BenchmarkPluginsList200(b *testing.B) {
+	home := b.TempDir()
+	if err := benchhome.Write(home, 200); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warm", func(b *testing.B) {
+		for b.Loop() {
+			if err := pluginsList(home); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cold", func(b *testing.B) { coldrun.Bench(b, "plugins-list", home) })
 }

@@ -13,9 +13,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
+	"github.com/hermes-go/hermes/internal/testutil/coldrun"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	coldrun.Child(coldFuncs)
+	goleak.VerifyTestMain(m)
+}
 
 // tree writes files (relative path -> content) under root.
 func tree(t *testing.T, root string, files map[string]string) {

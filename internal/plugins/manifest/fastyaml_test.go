@@ -2,11 +2,12 @@ package manifest
 
 import (
 	"fmt"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/plugins/manifest/internal/yamlfast"
 )
 
 // fastCorpus is YAML the fast decoder must either decline or decode exactly
@@ -193,9 +194,19 @@ func TestFastDecodeAgreesWithGeneralDecoder(t *testing.T) {
 	}
 }
 
+// skipWithoutFastDecoder skips a test of the fast path in a build with the
+// hermes_yamlgeneral tag, which turns the fast decoder off to measure it.
+func skipWithoutFastDecoder(t *testing.T) {
+	t.Helper()
+	if !yamlfast.Enabled {
+		t.Skip("the fast decoder is off (-tags hermes_yamlgeneral)")
+	}
+}
+
 // TestFastDecodeCoversEverydayManifests pins that the fast path really is
 // taken for the manifests people write; otherwise the speed is lost silently.
 func TestFastDecodeCoversEverydayManifests(t *testing.T) {
+	skipWithoutFastDecoder(t)
 	everyday := []string{
 		fastCorpus[2], fastCorpus[3], fastCorpus[4],
 		benchManifest,
@@ -245,6 +256,7 @@ func FuzzFastDecodeAgrees(f *testing.F) {
 // subset's edges (fixed seed, so failures reproduce) and checks the contract
 // on each; byte-level fuzzing rarely builds such structure by itself.
 func TestFastDecodeRandomDocuments(t *testing.T) {
+	skipWithoutFastDecoder(t)
 	keys := []string{"name", "version", "tags", "a", "b.c", "d-e", "_f", "name", "k"}
 	oddKeys := []string{"1", "x y", "true", "\"q\"", "a:b"}
 	scalars := []string{

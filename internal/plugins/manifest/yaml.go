@@ -3,11 +3,12 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"github.com/hermes-go/hermes/internal/yamlfast"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/hermes-go/hermes/internal/plugins/manifest/internal/yamlfast"
 )
 
 // SyntaxError is a manifest that is not valid YAML, or not a mapping. Line is

@@ -1,4 +1,4 @@
-package yamlfast
+package manifest
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package yamlfast
+package manifest
 
 // yaml11Bools are the words PyYAML's YAML 1.1 resolver reads as booleans
 // (y/n and mixed forms such as yES are not among them). Upstream Hermes reads

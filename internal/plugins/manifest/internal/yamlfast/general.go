@@ -1,0 +1,6 @@
+//go:build hermes_yamlgeneral
+
+package yamlfast
+
+// Enabled: see enabled.go.
+const Enabled = false
