@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -24,7 +25,7 @@ const (
 
 // Firer is the part of the hook dispatcher the approver needs.
 type Firer interface {
-	Fire(ctx context.Context, hook string, payload map[string]any) []any
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
 }
 
 // Prompt is what a human is asked.
@@ -185,10 +186,10 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 		}
 	}
 	a.mu.Lock()
-	hooks := a.Hooks
+	firer := a.Hooks
 	a.mu.Unlock()
-	if hooks != nil {
-		hooks.Fire(ctx, "pre_approval_request", payload())
+	if firer != nil {
+		firer.Fire(ctx, hooks.HookPreApprovalRequest, payload())
 	}
 	choice := ChoiceDeny
 	var err error
@@ -225,10 +226,10 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 	default:
 		choice = ChoiceDeny
 	}
-	if hooks != nil {
+	if firer != nil {
 		p := payload()
 		p["choice"] = choice
-		hooks.Fire(ctx, "post_approval_response", p)
+		firer.Fire(ctx, hooks.HookPostApprovalResponse, p)
 	}
 	if choice == "cancelled" || choice == "timeout" {
 		return ChoiceDeny, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -24,10 +25,10 @@ type hookRecorder struct {
 	fired []recordedHook
 }
 
-func (h *hookRecorder) Fire(_ context.Context, hook string, payload map[string]any) []any {
+func (h *hookRecorder) Fire(_ context.Context, hook hooks.Name, payload map[string]any) []any {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.fired = append(h.fired, recordedHook{hook, payload})
+	h.fired = append(h.fired, recordedHook{string(hook), payload})
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-go/hermes/internal/bundled"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/internal/tools/builtin"
@@ -50,10 +51,10 @@ func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) 
 		SecretPaths:    []string{h.EnvPath()},
 		TransformOutput: func(ctx context.Context, command, output string, exitCode int) string {
 			hk := m.Hooks
-			if hk == nil || !hk.Has("transform_terminal_output") {
+			if hk == nil || !hk.Has(hooks.HookTransformTerminalOutput) {
 				return output
 			}
-			results := hk.Fire(ctx, "transform_terminal_output", map[string]any{
+			results := hk.Fire(ctx, hooks.HookTransformTerminalOutput, map[string]any{
 				"command": command, "output": output, "returncode": exitCode, "task_id": "", "env_type": "local",
 			})
 			for _, r := range results {
@@ -70,7 +71,7 @@ func (a *App) registerBuiltinTools(m *plugins.Manager, appr *approval.Approver) 
 // replaces it).
 type managerHooks struct{ m *plugins.Manager }
 
-func (h managerHooks) Fire(ctx context.Context, hook string, payload map[string]any) []any {
+func (h managerHooks) Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any {
 	if h.m.Hooks == nil || !h.m.Hooks.Has(hook) {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -513,8 +514,8 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 
 func (cs *chatSession) close() {
 	cs.m.SetInjector(nil)
-	if cs.sess != nil && cs.m.Hooks.Has("on_session_finalize") {
-		cs.m.Hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
+	if cs.sess != nil && cs.m.Hooks.Has(hooks.HookOnSessionFinalize) {
+		cs.m.Hooks.Fire(context.Background(), hooks.HookOnSessionFinalize, map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
 	}
 	if cs.store != nil {
 		if cs.sess != nil {

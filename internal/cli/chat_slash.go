@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/plugins"
 )
 
@@ -41,12 +42,12 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		fmt.Fprintf(cs.app.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
-	if cs.m.Hooks.Has("pre_command") {
+	if cs.m.Hooks.Has(hooks.HookPreCommand) {
 		alias := any(nil)
 		if typed != canonical {
 			alias = typed
 		}
-		cs.m.Hooks.Fire(ctx, "pre_command", map[string]any{
+		cs.m.Hooks.Fire(ctx, hooks.HookPreCommand, map[string]any{
 			"surface": "cli", "command": canonical, "alias_used": alias, "args_raw": strings.TrimSpace(rawArgs),
 			"session_key": cs.sess.ID, "platform": "cli",
 		})
@@ -123,12 +124,12 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 		return err
 	}
 	_ = cs.store.End(ctx, old)
-	if cs.m.Hooks.Has("on_session_finalize") {
-		cs.m.Hooks.Fire(ctx, "on_session_finalize", map[string]any{"session_id": old, "platform": "cli",
+	if cs.m.Hooks.Has(hooks.HookOnSessionFinalize) {
+		cs.m.Hooks.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": "cli",
 			"reason": "new_session", "old_session_id": old, "new_session_id": id})
 	}
-	if cs.m.Hooks.Has("on_session_reset") {
-		cs.m.Hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
+	if cs.m.Hooks.Has(hooks.HookOnSessionReset) {
+		cs.m.Hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
 	cs.sess = cs.ag.NewSession(ctx, id)
 	if cs.app.approver != nil {

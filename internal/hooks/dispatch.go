@@ -188,8 +188,8 @@ func (d *Dispatcher) remove(match func(*registration) bool) {
 
 // Has reports whether any callback is registered for hook; fire sites use it
 // to skip building expensive payloads.
-func (d *Dispatcher) Has(hook string) bool {
-	return len((*d.hooks.Load())[hook]) > 0
+func (d *Dispatcher) Has(hook Name) bool {
+	return len((*d.hooks.Load())[string(hook)]) > 0
 }
 
 // Fire calls every callback registered for hook and returns their non-nil
@@ -197,8 +197,8 @@ func (d *Dispatcher) Has(hook string) bool {
 // concurrently; a plugin's own callbacks run one after another. Errors are
 // logged and skipped, except on fail-closed hooks where they become block
 // directives. Cancelling ctx makes Fire return what it has collected.
-func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]any) []any {
-	regs := (*d.hooks.Load())[hook]
+func (d *Dispatcher) Fire(ctx context.Context, hook Name, payload map[string]any) []any {
+	regs := (*d.hooks.Load())[string(hook)]
 	if len(regs) == 0 {
 		return nil
 	}
@@ -214,7 +214,7 @@ func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]a
 	f := &firing{
 		d:          d,
 		ctx:        ctx,
-		hook:       hook,
+		hook:       string(hook),
 		payload:    base,
 		regs:       regs,
 		failClosed: class == FailClosed,

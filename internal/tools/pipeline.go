@@ -11,8 +11,8 @@ import (
 
 // HookFirer is the part of the hook dispatcher the pipeline needs.
 type HookFirer interface {
-	Fire(ctx context.Context, hook string, payload map[string]any) []any
-	Has(hook string) bool
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
+	Has(hook hooks.Name) bool
 }
 
 // ApprovalRequest asks a human whether a tool call may run.
@@ -101,8 +101,8 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 		args, t = p.Middleware.ToolRequest(ctx, c, args)
 		trace = append(trace, t...)
 	}
-	if p.Hooks != nil && p.Hooks.Has("pre_tool_call") {
-		results := p.Hooks.Fire(ctx, "pre_tool_call", map[string]any{
+	if p.Hooks != nil && p.Hooks.Has(hooks.HookPreToolCall) {
+		results := p.Hooks.Fire(ctx, hooks.HookPreToolCall, map[string]any{
 			"tool_name": c.Name, "args": args, "task_id": c.TaskID, "session_id": c.SessionID,
 			"tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "", "middleware_trace": trace,
 		})
@@ -212,13 +212,13 @@ func (p *Pipeline) after(ctx context.Context, c Call, out *Outcome) {
 		"duration_ms": out.Duration.Milliseconds(), "status": out.Status,
 		"error_type": nilIfEmpty(out.ErrorType), "error_message": nilIfEmpty(out.ErrorMessage),
 	}
-	if p.Hooks.Has("post_tool_call") {
+	if p.Hooks.Has(hooks.HookPostToolCall) {
 		post := copyMap(payload)
 		post["middleware_trace"] = []any{}
-		p.Hooks.Fire(ctx, "post_tool_call", post)
+		p.Hooks.Fire(ctx, hooks.HookPostToolCall, post)
 	}
-	if p.Hooks.Has("transform_tool_result") {
-		if s, ok := hooks.FirstString(p.Hooks.Fire(ctx, "transform_tool_result", payload), false); ok {
+	if p.Hooks.Has(hooks.HookTransformToolResult) {
+		if s, ok := hooks.FirstString(p.Hooks.Fire(ctx, hooks.HookTransformToolResult, payload), false); ok {
 			out.Result = s
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/hooks"
 )
 
 func echoTool(name, toolset, source string) *Tool {
@@ -113,16 +115,16 @@ type fakeHooks struct {
 	during  func(hook string) // runs inside Fire (a Ctrl-C while the hooks run)
 }
 
-func (f *fakeHooks) Has(h string) bool { _, ok := f.results[h]; return ok }
-func (f *fakeHooks) Fire(_ context.Context, h string, p map[string]any) []any {
+func (f *fakeHooks) Has(h hooks.Name) bool { _, ok := f.results[string(h)]; return ok }
+func (f *fakeHooks) Fire(_ context.Context, h hooks.Name, p map[string]any) []any {
 	if f.seen == nil {
 		f.seen = map[string][]map[string]any{}
 	}
-	f.seen[h] = append(f.seen[h], p)
+	f.seen[string(h)] = append(f.seen[string(h)], p)
 	if f.during != nil {
-		f.during(h)
+		f.during(string(h))
 	}
-	return f.results[h]
+	return f.results[string(h)]
 }
 
 // Interrupted while pre_tool_call guards run (a guard's timeout block is what
