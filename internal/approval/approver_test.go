@@ -3,6 +3,7 @@ package approval
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +271,34 @@ func TestTTYPrompterUsesLineReader(t *testing.T) {
 	a.Timeout = 0
 	if got, _ := a.ApproveCommand(context.Background(), req("rm -rf ./build")); got != "session" {
 		t.Fatalf("answer after a timed-out prompt = %q, want session (the line must not be lost)", got)
+	}
+}
+
+// Through a real dispatcher, which (in tests) refuses a payload that differs from
+// the catalog: both approval hooks fire as the catalog describes them, for a
+// terminal command and for a plugin's approval directive.
+func TestApproverHooksFitTheCatalog(t *testing.T) {
+	d := hooks.New(hooks.Options{})
+	var mu sync.Mutex
+	var fired []string
+	for _, h := range []hooks.Name{hooks.HookPreApprovalRequest, hooks.HookPostApprovalResponse} {
+		d.Register(string(h), hooks.Callback{PluginID: "obs", Invoke: func(_ context.Context, p map[string]any) (any, error) {
+			mu.Lock()
+			fired = append(fired, fmt.Sprintf("%s:%v", h, p["choice"]))
+			mu.Unlock()
+			return nil, nil
+		}})
+	}
+	a := NewCLIApprover(strings.NewReader("o\nd\n"), &bytes.Buffer{}, nil, nil)
+	a.SetHooks(d)
+	if got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build")); err != nil || got != ChoiceOnce {
+		t.Fatalf("command: %q, %v", got, err)
+	}
+	if got, err := a.Approve(context.Background(), tools.ApprovalRequest{ToolName: "deploy", RuleKey: "deploy"}); err != nil || got != ChoiceDeny {
+		t.Fatalf("plugin approval: %q, %v", got, err)
+	}
+	want := "pre_approval_request:<nil> post_approval_response:once pre_approval_request:<nil> post_approval_response:deny"
+	if got := strings.Join(fired, " "); got != want {
+		t.Fatalf("fired %s\nwant  %s", got, want)
 	}
 }

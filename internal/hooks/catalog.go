@@ -91,10 +91,13 @@ func (c Class) String() string {
 type Spec struct {
 	Name Name
 	// Fields are the payload keyword arguments fire sites send, in upstream's
-	// documented order. Some are sent only on some paths (noted in Doc).
-	Fields  []string
-	Returns Returns
-	Class   Class
+	// documented order.
+	Fields []string
+	// Optional are the Fields upstream sends on some paths only (see Doc); a fire
+	// site sends every other field, even when its value is None.
+	Optional []string
+	Returns  Returns
+	Class    Class
 	// Telemetry says whether the dispatcher adds telemetry_schema_version.
 	Telemetry bool
 	// Doc says when the hook fires.
@@ -203,13 +206,16 @@ func catalogTable() []Spec {
 		{Name: HookOnSessionEnd, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "task_id", "turn_id", "completed", "failed", "interrupted", "turn_exit_reason", "model", "platform",
 				"reason", "api_request_id"),
-			Doc: "At the end of every conversation run and on CLI exit mid-turn (exit paths may add reason, api_request_id)."},
+			Optional: f("reason", "api_request_id"),
+			Doc:      "At the end of every conversation run and on CLI exit mid-turn (exit paths may add reason, api_request_id)."},
 		{Name: HookOnSessionFinalize, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
-			Doc:    "At session teardown in CLI, TUI or gateway (session_id may be None; the last three are optional)."},
+			Fields:   f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
+			Optional: f("reason", "old_session_id", "new_session_id"),
+			Doc:      "At session teardown in CLI, TUI or gateway (session_id may be None; the last three are optional)."},
 		{Name: HookOnSessionReset, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
-			Doc:    "At a session boundary or gateway session swap (reason and old/new ids depend on the surface)."},
+			Fields:   f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
+			Optional: f("reason", "old_session_id", "new_session_id"),
+			Doc:      "At a session boundary or gateway session swap (reason and old/new ids depend on the surface)."},
 		{Name: HookAgentLoopStopped, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("session_key", "platform", "reason", "invalidation_reason"),
 			Doc:    "Right after a running turn was interrupted (/stop, /new fast path, TUI interrupt)."},
@@ -241,11 +247,13 @@ func catalogTable() []Spec {
 
 		// Approvals.
 		{Name: HookPreApprovalRequest, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: join(approvalBase),
-			Doc:    "Before a prompted or smart approval (request_id, request_digest only for transports)."},
+			Fields:   join(approvalBase),
+			Optional: f("request_id", "request_digest"),
+			Doc:      "Before a prompted or smart approval (request_id, request_digest only for transports)."},
 		{Name: HookPostApprovalResponse, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: join(approvalBase, f("choice", "decided_by")),
-			Doc:    "After an approval decision, timeout, withdrawal or notification failure."},
+			Fields:   join(approvalBase, f("choice", "decided_by")),
+			Optional: f("request_id", "request_digest", "decided_by"),
+			Doc:      "After an approval decision, timeout, withdrawal or notification failure (decided_by only for smart approvals)."},
 
 		// Rooms and speech.
 		{Name: HookOnRoomMemberActivity, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
@@ -287,15 +295,18 @@ type catalogIndex struct {
 	specs       []Spec
 	byName      map[Name]*Spec
 	sortedNames []string
+	shapes      map[Name]payloadShape
 }
 
 var index = sync.OnceValue(func() *catalogIndex {
 	specs := catalogTable()
-	ix := &catalogIndex{specs: specs, byName: make(map[Name]*Spec, len(specs))}
+	ix := &catalogIndex{specs: specs, byName: make(map[Name]*Spec, len(specs)), shapes: make(map[Name]payloadShape, len(specs))}
 	for i := range specs {
 		s := &specs[i]
 		s.Fields = slices.Clip(slices.Clone(s.Fields))
+		s.Optional = slices.Clip(slices.Clone(s.Optional))
 		ix.byName[s.Name] = s
+		ix.shapes[s.Name] = newPayloadShape(s)
 		ix.sortedNames = append(ix.sortedNames, string(s.Name))
 	}
 	sort.Strings(ix.sortedNames)
@@ -312,7 +323,8 @@ func Lookup(name string) (Spec, bool) {
 		return Spec{}, false
 	}
 	out := *s
-	out.Fields = slices.Clone(s.Fields) // callers must not be able to edit the table
+	// Callers must not be able to edit the table.
+	out.Fields, out.Optional = slices.Clone(s.Fields), slices.Clone(s.Optional)
 	return out, true
 }
 

@@ -78,6 +78,8 @@ type Dispatcher struct {
 	// settled, when set (tests), is called after an invocation's bookkeeping
 	// is released, so tests can wait for abandoned work without sleeping.
 	settled func()
+	// checkPayloads makes Fire panic on a payload the catalog does not describe.
+	checkPayloads bool
 }
 
 // registration is one Register call; its pointer is the callback identity.
@@ -107,6 +109,8 @@ func New(opts Options) *Dispatcher {
 		suppressed: map[*registration]time.Time{},
 		abandoned:  map[*registration]map[*invocation]struct{}{},
 		reported:   map[failureKey]struct{}{},
+
+		checkPayloads: checkPayloadsDefault,
 	}
 	if d.log == nil {
 		d.log = slog.Default()
@@ -196,8 +200,12 @@ func (d *Dispatcher) Has(hook Name) bool {
 // results in registration order. Callbacks of different plugins run
 // concurrently; a plugin's own callbacks run one after another. Errors are
 // logged and skipped, except on fail-closed hooks where they become block
-// directives. Cancelling ctx makes Fire return what it has collected.
+// directives. Cancelling ctx makes Fire return what it has collected. In test
+// binaries a payload that differs from the catalog's fields panics.
 func (d *Dispatcher) Fire(ctx context.Context, hook Name, payload map[string]any) []any {
+	if d.checkPayloads {
+		mustMatchCatalog(hook, payload)
+	}
 	regs := (*d.hooks.Load())[string(hook)]
 	if len(regs) == 0 {
 		return nil
