@@ -349,13 +349,12 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 	a.maxRetries.Store(int32(maxRetries))
 	cfg.OnAttempt = func(ctx context.Context, attempt int) {
 		st := a.cur.Load()
-		if attempt == 0 || st == nil || !a.has(hooks.HookPreAPIRequest) {
+		// Without the first attempt's payload (nobody listened when the request
+		// started) a retry has only the base fields, not what the catalog promises.
+		if attempt == 0 || st == nil || st.pre == nil || !a.has(hooks.HookPreAPIRequest) {
 			return
 		}
-		p := maps.Clone(st.base)
-		if st.pre != nil {
-			p = maps.Clone(st.pre)
-		}
+		p := maps.Clone(st.pre)
 		p["retry_count"] = attempt
 		p["started_at"] = float64(a.o.Now().UnixNano()) / 1e9
 		a.fire(st.ctx, hooks.HookPreAPIRequest, p)
