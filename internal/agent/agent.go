@@ -353,12 +353,22 @@ func capResult(s string, limit int) string {
 	return s[:cut] + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", cut, len(s))
 }
 
+// toolLister is what the agent needs of the pipeline's registry to tell the
+// model which tools there are; the pipeline itself only looks tools up.
+type toolLister interface {
+	List() []*tools.Tool
+}
+
 func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
-	if a.o.Pipeline == nil || a.o.Pipeline.Registry == nil {
+	if a.o.Pipeline == nil {
+		return nil
+	}
+	reg, ok := a.o.Pipeline.Registry.(toolLister)
+	if !ok {
 		return nil
 	}
 	var specs []llm.ToolSpec
-	for _, t := range a.o.Pipeline.Registry.List() {
+	for _, t := range reg.List() {
 		if a.o.ToolEnabled != nil && !a.o.ToolEnabled(t) {
 			continue
 		}
