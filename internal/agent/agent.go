@@ -45,7 +45,7 @@ type ToolRecord struct {
 	Name     string
 	Args     string // the arguments as the model sent them
 	Result   string
-	Status   string // "ok" | "error" | "blocked"
+	Status   tools.Status
 	Error    string
 	Duration time.Duration
 }
@@ -304,7 +304,7 @@ func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCal
 	args, perr := parseArgs(tc.Function.Arguments)
 	if perr != nil {
 		result = tools.ErrorResult(fmt.Sprintf("Invalid JSON in the arguments of %s: %v. Send the arguments as one JSON object.", name, perr), nil)
-		rec.Status, rec.Error = "error", perr.Error()
+		rec.Status, rec.Error = tools.StatusError, perr.Error()
 	} else {
 		out := a.o.Pipeline.Run(ctx, tools.Call{Name: name, Args: args, TaskID: s.ID, SessionID: s.ID, ToolCallID: tc.ID, TurnID: t.ID})
 		result = out.Result

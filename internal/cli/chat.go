@@ -387,12 +387,12 @@ func (cs *chatSession) oneShot(ctx context.Context, o *chatOptions) error {
 
 func (cs *chatSession) printJSON(turns []*agent.Turn, runErr error) error {
 	type toolCall struct {
-		ID         string `json:"id"`
-		Name       string `json:"name"`
-		Arguments  string `json:"arguments"`
-		Result     string `json:"result"`
-		Status     string `json:"status"`
-		DurationMS int64  `json:"duration_ms"`
+		ID         string       `json:"id"`
+		Name       string       `json:"name"`
+		Arguments  string       `json:"arguments"`
+		Result     string       `json:"result"`
+		Status     tools.Status `json:"status"`
+		DurationMS int64        `json:"duration_ms"`
 	}
 	out := struct {
 		SessionID string        `json:"session_id"`

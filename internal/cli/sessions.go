@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 func newSessionsCmd(app *App) *cobra.Command {
@@ -201,7 +202,7 @@ func printSession(app *App, sess session.Session, msgs []session.Message, calls 
 			if m.Name != "" {
 				tag += " " + m.Name
 			}
-			if c, ok := status[m.ToolCallID]; ok && c.Status != "" && c.Status != "ok" {
+			if c, ok := status[m.ToolCallID]; ok && c.Status != "" && c.Status != string(tools.StatusOK) {
 				tag += " · " + c.Status
 			}
 		}

@@ -144,7 +144,7 @@ func toolsCall(ctx context.Context, app *App, name, argsJSON string) error {
 		if ctx.Err() != nil {
 			return silentExit(exitInterrupt) // Ctrl-C: 130, as a plugin CLI command exits
 		}
-		if out.Status != "ok" {
+		if out.Status != tools.StatusOK {
 			return silentExit(exitError)
 		}
 		return nil

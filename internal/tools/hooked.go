@@ -54,7 +54,7 @@ func (h Hooked) run(ctx context.Context, c Call) Outcome {
 		// Interrupted while the guards ran: the call did not happen, and no guard
 		// "timed out".
 		msg := "Tool " + c.Name + " was interrupted"
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "cancelled", ErrorMessage: msg, Args: c.Args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "cancelled", ErrorMessage: msg, Args: c.Args}
 	}
 	directive, modified := hooks.PreToolCall(results, c.Args)
 	if modified != nil {
@@ -72,7 +72,7 @@ func (h Hooked) run(ctx context.Context, c Call) Outcome {
 }
 
 func blocked(msg string, args map[string]any) Outcome {
-	return Outcome{Result: ErrorResult(msg, nil), Status: "blocked", ErrorType: "blocked", ErrorMessage: msg, Args: args}
+	return Outcome{Result: ErrorResult(msg, nil), Status: StatusBlocked, ErrorType: "blocked", ErrorMessage: msg, Args: args}
 }
 
 // approve asks the Approver; it returns "" when the call may go on, else the block message.
@@ -108,7 +108,7 @@ func (h Hooked) after(ctx context.Context, c Call, out *Outcome) {
 	payload := map[string]any{
 		"tool_name": c.Name, "args": out.Args, "result": out.Result, "task_id": c.TaskID,
 		"session_id": c.SessionID, "tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "",
-		"duration_ms": out.Duration.Milliseconds(), "status": out.Status,
+		"duration_ms": out.Duration.Milliseconds(), "status": string(out.Status), // plain data, as every payload value
 		"error_type": nilIfEmpty(out.ErrorType), "error_message": nilIfEmpty(out.ErrorMessage),
 	}
 	if post {

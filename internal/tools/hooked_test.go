@@ -91,7 +91,7 @@ func TestPipelineOrder(t *testing.T) {
 		pre        any
 		check      func(context.Context) bool
 		want       []string
-		wantStatus string
+		wantStatus Status
 		wantType   string
 	}{
 		{"runs", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, nil, all, "ok", ""},
@@ -135,7 +135,7 @@ func TestPipelineOrder(t *testing.T) {
 					t.Errorf("middleware_trace = %v, want the tool_request trace", ev.pre["middleware_trace"])
 				}
 			}
-			if !reflect.DeepEqual(ev.post["args"], out.Args) || ev.post["status"] != out.Status ||
+			if !reflect.DeepEqual(ev.post["args"], out.Args) || ev.post["status"] != string(out.Status) ||
 				ev.post["duration_ms"] != out.Duration.Milliseconds() {
 				t.Errorf("post_tool_call saw args %v status %v duration %v; the outcome has %v %v %v",
 					ev.post["args"], ev.post["status"], ev.post["duration_ms"], out.Args, out.Status, out.Duration.Milliseconds())
@@ -152,7 +152,7 @@ func TestHookedWrapsAnyExecutor(t *testing.T) {
 		transform  any
 		args       map[string]any
 		wantNext   map[string]any // the arguments the executor got; nil: not called
-		wantStatus string
+		wantStatus Status
 		wantResult string
 	}{
 		{"passes through", nil, nil, map[string]any{"a": 1}, map[string]any{"a": 1}, "ok", "done"},
@@ -183,7 +183,7 @@ func TestHookedWrapsAnyExecutor(t *testing.T) {
 			if tt.wantNext != nil && out.Duration < 2*time.Millisecond {
 				t.Errorf("Duration %v does not cover the call", out.Duration)
 			}
-			if ev.post["status"] != out.Status || ev.post["tool_name"] != "any" || !reflect.DeepEqual(ev.post["args"], out.Args) {
+			if ev.post["status"] != string(out.Status) || ev.post["tool_name"] != "any" || !reflect.DeepEqual(ev.post["args"], out.Args) {
 				t.Errorf("post_tool_call payload %v for outcome %+v", ev.post, out)
 			}
 		})

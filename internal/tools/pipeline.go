@@ -50,12 +50,22 @@ type Call struct {
 	trace []any // what the tool_request middleware reported, for pre_tool_call
 }
 
+// Status is how a tool call ended, in the words hooks, session records and
+// --json output use.
+type Status string
+
+const (
+	StatusOK      Status = "ok"
+	StatusError   Status = "error"   // the call failed or could not run
+	StatusBlocked Status = "blocked" // a guard or the approval refused it
+)
+
 // Outcome is what a call produced.
 type Outcome struct {
-	Result       string         // JSON string handed to the model (after transforms)
-	Status       string         // "ok" | "error" | "blocked"
-	ErrorType    string         // set when Status != "ok"
-	ErrorMessage string         // set when Status != "ok"
+	Result       string // JSON string handed to the model (after transforms)
+	Status       Status
+	ErrorType    string         // set when Status != StatusOK
+	ErrorMessage string         // set when Status != StatusOK
 	Args         map[string]any // the arguments actually used (after modify directives)
 	Duration     time.Duration
 }
@@ -122,7 +132,7 @@ func (p *core) prepare(ctx context.Context, c Call) (Call, Outcome, bool) {
 	tool, ok := p.Registry.Get(c.Name)
 	if !ok {
 		msg := "Unknown tool: " + c.Name
-		return c, Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unknown_tool", ErrorMessage: msg, Args: c.Args}, false
+		return c, Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "unknown_tool", ErrorMessage: msg, Args: c.Args}, false
 	}
 	if depthOver(c.Args, MaxArgsDepth) {
 		// Python plugins decode every call (and every hook payload carrying the
@@ -130,7 +140,7 @@ func (p *core) prepare(ctx context.Context, c Call) (Call, Outcome, bool) {
 		// crash the plugin processes, hooks included, instead of failing one call.
 		// The post_tool_call hooks get no arguments either, for the same reason.
 		msg := fmt.Sprintf("Invalid arguments for %s: nested more than %d levels deep", c.Name, MaxArgsDepth)
-		return c, Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "invalid_arguments", ErrorMessage: msg, Args: map[string]any{}}, false
+		return c, Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "invalid_arguments", ErrorMessage: msg, Args: map[string]any{}}, false
 	}
 	c.tool, c.trace = tool, []any{}
 	if p.Middleware != nil {
@@ -162,11 +172,11 @@ func (p *core) execute(ctx context.Context, c Call) Outcome {
 		if err != nil {
 			msg = fmt.Sprintf("Tool %s is not available right now: its check_fn raised %v", c.Name, err)
 		}
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unavailable", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "unavailable", ErrorMessage: msg, Args: args}
 	}
 	if err := tool.ValidateArgs(args); err != nil {
 		msg := fmt.Sprintf("Invalid arguments for %s: %v", c.Name, err)
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "invalid_arguments", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "invalid_arguments", ErrorMessage: msg, Args: args}
 	}
 	kwargs := map[string]any{"task_id": c.TaskID}
 	if c.SessionID != "" {
@@ -190,12 +200,12 @@ func (p *core) execute(ctx context.Context, c Call) Outcome {
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
-			return Outcome{Result: ErrorResult(te.Message, nil), Status: "error", ErrorType: te.Type, ErrorMessage: te.Message, Args: args}
+			return Outcome{Result: ErrorResult(te.Message, nil), Status: StatusError, ErrorType: te.Type, ErrorMessage: te.Message, Args: args}
 		}
 		msg := err.Error()
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "tool_error", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "tool_error", ErrorMessage: msg, Args: args}
 	}
-	return Outcome{Result: res, Status: "ok", Args: args}
+	return Outcome{Result: res, Status: StatusOK, Args: args}
 }
 
 // ToolError is a handler failure with a type the hooks and the model can see.

@@ -162,7 +162,7 @@ func TestPipeline(t *testing.T) {
 		hooks      map[string][]any
 		approver   Approver
 		args       map[string]any
-		wantStatus string
+		wantStatus Status
 		wantResult string // substring
 	}{
 		{"plain call", nil, nil, map[string]any{"name": "Ada"}, "ok", `{"got": "Ada"}`},
@@ -196,7 +196,7 @@ func TestPipeline(t *testing.T) {
 				t.Fatalf("got %s %s, want %s containing %q", out.Status, out.Result, c.wantStatus, c.wantResult)
 			}
 			post := fh.seen["post_tool_call"]
-			if len(post) != 1 || post[0]["status"] != out.Status || post[0]["tool_name"] != "echo" {
+			if len(post) != 1 || post[0]["status"] != string(out.Status) || post[0]["tool_name"] != "echo" {
 				t.Fatalf("post_tool_call fired %d times with %v", len(post), post)
 			}
 		})
