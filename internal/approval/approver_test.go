@@ -42,15 +42,15 @@ func TestTTYApproverAnswers(t *testing.T) {
 	cases := []struct {
 		name    string
 		answers string
-		want    []string // choice for each of three identical requests
+		want    []Choice // choice for each of three identical requests
 		prompts int      // how many times the human was asked
 	}{
-		{"default is deny", "\n\n\n", []string{"deny", "deny", "deny"}, 3},
-		{"unknown word is deny", "maybe\nnope\nx\n", []string{"deny", "deny", "deny"}, 3},
-		{"once asks every time", "o\nonce\ny\n", []string{"once", "once", "once"}, 3},
-		{"session is remembered", "s\n", []string{"session", "session", "session"}, 1},
-		{"end of input is deny", "", []string{"deny", "deny", "deny"}, 3},
-		{"deny then session", "d\nsession\n", []string{"deny", "session", "session"}, 2},
+		{"default is deny", "\n\n\n", []Choice{"deny", "deny", "deny"}, 3},
+		{"unknown word is deny", "maybe\nnope\nx\n", []Choice{"deny", "deny", "deny"}, 3},
+		{"once asks every time", "o\nonce\ny\n", []Choice{"once", "once", "once"}, 3},
+		{"session is remembered", "s\n", []Choice{"session", "session", "session"}, 1},
+		{"end of input is deny", "", []Choice{"deny", "deny", "deny"}, 3},
+		{"deny then session", "d\nsession\n", []Choice{"deny", "session", "session"}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -300,5 +300,30 @@ func TestApproverHooksFitTheCatalog(t *testing.T) {
 	want := "pre_approval_request:<nil> post_approval_response:once pre_approval_request:<nil> post_approval_response:deny"
 	if got := strings.Join(fired, " "); got != want {
 		t.Fatalf("fired %s\nwant  %s", got, want)
+	}
+}
+
+// A request covering several pattern keys is approved as long as the shortest
+// grant among them; a later shorter grant does not undo a longer one.
+func TestApproverScopes(t *testing.T) {
+	a := &Approver{}
+	a.remember("k-session", ScopeSession)
+	a.remember("k-always", ScopeAlways)
+	a.remember("k-always", ScopeSession)
+	tests := []struct {
+		keys []string
+		want Choice // "" = not approved, ask
+	}{
+		{[]string{"k-session"}, ChoiceSession},
+		{[]string{"k-always"}, ChoiceAlways},
+		{[]string{"k-always", "k-session"}, ChoiceSession},
+		{[]string{"k-always", "unknown"}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		got, ok := a.approved(tt.keys)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("approved(%v) = %q, %v; want %q", tt.keys, got, ok, tt.want)
+		}
 	}
 }

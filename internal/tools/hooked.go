@@ -92,8 +92,7 @@ func (h Hooked) approve(ctx context.Context, c Call, d hooks.Directive) string {
 	if err != nil {
 		return "BLOCKED: plugin approval gate failed for " + c.Name
 	}
-	switch choice {
-	case "once", "session", "always":
+	if choice.Approves() {
 		return ""
 	}
 	return "BLOCKED: plugin approval required for " + c.Name

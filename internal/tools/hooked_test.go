@@ -208,7 +208,7 @@ func TestHookedInterruptedDuringGuards(t *testing.T) {
 // show which let the call run.
 func TestHookedApproval(t *testing.T) {
 	for _, tt := range []struct {
-		answer string
+		answer ApprovalChoice
 		err    error
 		want   string // "" = the call ran
 	}{
@@ -217,10 +217,13 @@ func TestHookedApproval(t *testing.T) {
 		{"timeout", nil, "BLOCKED: plugin approval required for any"},
 		{"", fmt.Errorf("transport down"), "BLOCKED: plugin approval gate failed for any"},
 	} {
-		t.Run(tt.answer, func(t *testing.T) {
+		t.Run(string(tt.answer), func(t *testing.T) {
 			ev := &events{}
 			var asked ApprovalRequest
-			appr := approverFunc(func(_ context.Context, r ApprovalRequest) (string, error) { asked = r; return tt.answer, tt.err })
+			appr := approverFunc(func(_ context.Context, r ApprovalRequest) (ApprovalChoice, error) {
+				asked = r
+				return tt.answer, tt.err
+			})
 			next := ExecutorFunc(func(_ context.Context, c Call) Outcome { return Outcome{Result: "ran", Status: "ok", Args: c.Args} })
 			h := Hooked{Next: next, Approver: appr,
 				Hooks: hookedDispatcher(ev, map[string]any{"action": "approve", "message": "sure?", "rule_key": "k"}, nil, nil)}
@@ -235,9 +238,9 @@ func TestHookedApproval(t *testing.T) {
 	}
 }
 
-type approverFunc func(context.Context, ApprovalRequest) (string, error)
+type approverFunc func(context.Context, ApprovalRequest) (ApprovalChoice, error)
 
-func (f approverFunc) Approve(ctx context.Context, r ApprovalRequest) (string, error) {
+func (f approverFunc) Approve(ctx context.Context, r ApprovalRequest) (ApprovalChoice, error) {
 	return f(ctx, r)
 }
 

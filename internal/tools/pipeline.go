@@ -30,10 +30,25 @@ type ApprovalRequest struct {
 	TurnID     string
 }
 
-// Approver answers approval requests with "once", "session", "always" or "deny".
-// A nil Approver means nobody can be asked, and approval-gated calls are blocked.
+// ApprovalChoice is a human's answer to an approval request, as upstream names it.
+type ApprovalChoice string
+
+const (
+	ChoiceOnce    ApprovalChoice = "once"    // this call
+	ChoiceSession ApprovalChoice = "session" // and the same again until hermes exits
+	ChoiceAlways  ApprovalChoice = "always"  // and from now on (saved to command_allowlist)
+	ChoiceDeny    ApprovalChoice = "deny"
+)
+
+// Approves reports whether c lets the call run; any other answer is a refusal.
+func (c ApprovalChoice) Approves() bool {
+	return c == ChoiceOnce || c == ChoiceSession || c == ChoiceAlways
+}
+
+// Approver answers approval requests. A nil Approver means nobody can be asked,
+// and approval-gated calls are blocked.
 type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (string, error)
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalChoice, error)
 }
 
 // Call is one tool invocation.

@@ -152,8 +152,8 @@ func TestPipelineInterruptedDuringGuards(t *testing.T) {
 
 type fixedApprover string
 
-func (a fixedApprover) Approve(context.Context, ApprovalRequest) (string, error) {
-	return string(a), nil
+func (a fixedApprover) Approve(context.Context, ApprovalRequest) (ApprovalChoice, error) {
+	return ApprovalChoice(a), nil
 }
 
 func TestPipeline(t *testing.T) {
