@@ -28,8 +28,8 @@ import (
 
 // Hooks is the part of the hook dispatcher the agent fires.
 type Hooks interface {
-	Fire(ctx context.Context, hook string, payload map[string]any) []any
-	Has(hook string) bool
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
+	Has(hook hooks.Name) bool
 }
 
 // Recorder persists what a session says as it is said, so a crash mid-turn
@@ -45,7 +45,7 @@ type ToolRecord struct {
 	Name     string
 	Args     string // the arguments as the model sent them
 	Result   string
-	Status   string // "ok" | "error" | "blocked"
+	Status   tools.Status
 	Error    string
 	Duration time.Duration
 }
@@ -204,13 +204,13 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 	first := s.Turns == 0 && !s.Resumed
 	s.Turns++
 	if first {
-		a.fire(ctx, "on_session_start", map[string]any{"session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform})
+		a.fire(ctx, hooks.HookOnSessionStart, map[string]any{"session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform})
 	}
 
 	// pre_llm_call: plugin context goes into the user message, never the system prompt.
 	userMsg := userText
-	if a.has("pre_llm_call") {
-		res := a.fire(ctx, "pre_llm_call", map[string]any{
+	if a.has(hooks.HookPreLLMCall) {
+		res := a.fire(ctx, hooks.HookPreLLMCall, map[string]any{
 			"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
 			"conversation_history": messagesAsMaps(s.Messages), "is_first_turn": first, "model": a.o.Model,
 			"platform": a.o.Platform, "parent_session_id": nil, "sender_id": nil,
@@ -231,7 +231,7 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 	case interrupted:
 		reason = "interrupted"
 		t.Interrupted = true
-		a.fire(context.WithoutCancel(ctx), "agent_loop_stopped", map[string]any{
+		a.fire(context.WithoutCancel(ctx), hooks.HookAgentLoopStopped, map[string]any{
 			"session_key": s.ID, "platform": a.o.Platform, "reason": "interrupt", "invalidation_reason": nil})
 	case err != nil:
 		reason = "error"
@@ -239,7 +239,7 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 	if completed {
 		t.Final = final
 	}
-	a.fire(context.WithoutCancel(ctx), "on_session_end", map[string]any{
+	a.fire(context.WithoutCancel(ctx), hooks.HookOnSessionEnd, map[string]any{
 		"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "completed": completed, "failed": err != nil && !interrupted,
 		"interrupted": interrupted, "turn_exit_reason": reason, "model": a.o.Model, "platform": a.o.Platform,
 	})
@@ -263,8 +263,8 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
 			text := msg.Content
-			if a.has("transform_llm_output") {
-				if r, ok := hooks.FirstString(a.fire(ctx, "transform_llm_output", map[string]any{
+			if a.has(hooks.HookTransformLLMOutput) {
+				if r, ok := hooks.FirstString(a.fire(ctx, hooks.HookTransformLLMOutput, map[string]any{
 					"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
 				}), true); ok {
 					text = r
@@ -272,7 +272,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 			}
 			msg.Content = text
 			a.add(ctx, s, t, msg)
-			a.fire(ctx, "post_llm_call", map[string]any{
+			a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
 				"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
 				"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
 				"model": a.o.Model, "platform": a.o.Platform,
@@ -304,7 +304,7 @@ func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCal
 	args, perr := parseArgs(tc.Function.Arguments)
 	if perr != nil {
 		result = tools.ErrorResult(fmt.Sprintf("Invalid JSON in the arguments of %s: %v. Send the arguments as one JSON object.", name, perr), nil)
-		rec.Status, rec.Error = "error", perr.Error()
+		rec.Status, rec.Error = tools.StatusError, perr.Error()
 	} else {
 		out := a.o.Pipeline.Run(ctx, tools.Call{Name: name, Args: args, TaskID: s.ID, SessionID: s.ID, ToolCallID: tc.ID, TurnID: t.ID})
 		result = out.Result
@@ -353,12 +353,22 @@ func capResult(s string, limit int) string {
 	return s[:cut] + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", cut, len(s))
 }
 
+// toolLister is what the agent needs of the pipeline's registry to tell the
+// model which tools there are; the pipeline itself only looks tools up.
+type toolLister interface {
+	List() []*tools.Tool
+}
+
 func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
-	if a.o.Pipeline == nil || a.o.Pipeline.Registry == nil {
+	if a.o.Pipeline == nil {
+		return nil
+	}
+	reg, ok := a.o.Pipeline.Registry.(toolLister)
+	if !ok {
 		return nil
 	}
 	var specs []llm.ToolSpec
-	for _, t := range a.o.Pipeline.Registry.List() {
+	for _, t := range reg.List() {
 		if a.o.ToolEnabled != nil && !a.o.ToolEnabled(t) {
 			continue
 		}
@@ -386,9 +396,9 @@ func (a *Agent) record(ctx context.Context, s *Session, m llm.Message) {
 	}
 }
 
-func (a *Agent) has(hook string) bool { return a.o.Hooks != nil && a.o.Hooks.Has(hook) }
+func (a *Agent) has(hook hooks.Name) bool { return a.o.Hooks != nil && a.o.Hooks.Has(hook) }
 
-func (a *Agent) fire(ctx context.Context, hook string, payload map[string]any) []any {
+func (a *Agent) fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any {
 	if !a.has(hook) {
 		return nil
 	}

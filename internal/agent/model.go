@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -33,7 +34,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		"api_call_count": t.APICalls,
 	}
 	var pre map[string]any
-	if a.has("pre_api_request") {
+	if a.has(hooks.HookPreAPIRequest) {
 		p := maps.Clone(base)
 		pre = p
 		p["user_message"] = userText
@@ -48,7 +49,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		p["started_at"] = float64(started.UnixNano()) / 1e9
 		p["middleware_trace"] = []any{}
 		p["request"] = requestMap(req)
-		a.fire(ctx, "pre_api_request", p)
+		a.fire(ctx, hooks.HookPreAPIRequest, p)
 	}
 
 	if a.o.Middleware != nil {
@@ -97,7 +98,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 
 	a.cur.Store(nil)
 	if err != nil {
-		if a.has("api_request_error") && ctx.Err() == nil {
+		if a.has(hooks.HookAPIRequestError) && ctx.Err() == nil {
 			// The final failure (retries, if any, were reported as they happened).
 			var apiErr *llm.APIError
 			retryable := errors.As(err, &apiErr) && apiErr.Retryable
@@ -109,7 +110,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 		return nil, err
 	}
-	if a.has("post_api_request") {
+	if a.has(hooks.HookPostAPIRequest) {
 		p := maps.Clone(base)
 		p["api_duration"] = ended.Sub(started).Seconds()
 		p["started_at"] = float64(started.UnixNano()) / 1e9
@@ -123,7 +124,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		p["assistant_message"] = messagesAsMaps([]llm.Message{resp.Message})[0]
 		p["assistant_content_chars"] = len(resp.Message.Content)
 		p["assistant_tool_call_count"] = len(resp.Message.ToolCalls)
-		a.fire(ctx, "post_api_request", p)
+		a.fire(ctx, hooks.HookPostAPIRequest, p)
 	}
 	return resp, nil
 }
@@ -153,10 +154,10 @@ func (o *streamObserver) delta(d llm.Delta) {
 	}
 	if !o.started {
 		o.started = true
-		if o.a.has("on_stream_start") {
-			o.a.fire(o.ctx, "on_stream_start", maps.Clone(o.common))
+		if o.a.has(hooks.HookOnStreamStart) {
+			o.a.fire(o.ctx, hooks.HookOnStreamStart, maps.Clone(o.common))
 		}
-		if o.a.has("on_stream_delta") {
+		if o.a.has(hooks.HookOnStreamDelta) {
 			o.queue = make(chan string, 256)
 			o.done = make(chan struct{})
 			go o.deliver()
@@ -187,7 +188,7 @@ func (o *streamObserver) deliver() {
 		p := maps.Clone(o.common)
 		p["delta"] = piece
 		p["kind"] = "text"
-		o.a.fire(o.ctx, "on_stream_delta", p)
+		o.a.fire(o.ctx, hooks.HookOnStreamDelta, p)
 	}
 }
 
@@ -202,7 +203,7 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 	if o.a.o.Output != nil {
 		o.a.o.Output.Text("\n")
 	}
-	if o.a.has("on_stream_end") {
+	if o.a.has(hooks.HookOnStreamEnd) {
 		p := maps.Clone(o.common)
 		p["final_text"] = o.text.String()
 		p["finished"] = err == nil
@@ -210,7 +211,7 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 		if err != nil {
 			p["error"] = err.Error()
 		}
-		o.a.fire(o.ctx, "on_stream_end", p)
+		o.a.fire(o.ctx, hooks.HookOnStreamEnd, p)
 	}
 }
 
@@ -348,20 +349,19 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 	a.maxRetries.Store(int32(maxRetries))
 	cfg.OnAttempt = func(ctx context.Context, attempt int) {
 		st := a.cur.Load()
-		if attempt == 0 || st == nil || !a.has("pre_api_request") {
+		// Without the first attempt's payload (nobody listened when the request
+		// started) a retry has only the base fields, not what the catalog promises.
+		if attempt == 0 || st == nil || st.pre == nil || !a.has(hooks.HookPreAPIRequest) {
 			return
 		}
-		p := maps.Clone(st.base)
-		if st.pre != nil {
-			p = maps.Clone(st.pre)
-		}
+		p := maps.Clone(st.pre)
 		p["retry_count"] = attempt
 		p["started_at"] = float64(a.o.Now().UnixNano()) / 1e9
-		a.fire(st.ctx, "pre_api_request", p)
+		a.fire(st.ctx, hooks.HookPreAPIRequest, p)
 	}
 	cfg.OnRetry = func(attempt int, err error, wait time.Duration) {
 		st := a.cur.Load()
-		if st == nil || !a.has("api_request_error") {
+		if st == nil || !a.has(hooks.HookAPIRequestError) {
 			return
 		}
 		a.fireAPIError(st, err, attempt, maxRetries, true)
@@ -392,5 +392,5 @@ func (a *Agent) fireAPIError(st *attemptState, err error, retry, maxRetries int,
 	p["reason"] = reason
 	p["error"] = err.Error()
 	p["request"] = st.request
-	a.fire(context.WithoutCancel(st.ctx), "api_request_error", p)
+	a.fire(context.WithoutCancel(st.ctx), hooks.HookAPIRequestError, p)
 }

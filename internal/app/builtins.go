@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-go/hermes/internal/bundled"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/internal/tools/builtin"
@@ -50,10 +51,10 @@ func (host *Host) registerBuiltinTools() error {
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
 		SecretPaths:    []string{h.EnvPath()},
 		TransformOutput: func(ctx context.Context, command, output string, exitCode int) string {
-			if !hk.Has("transform_terminal_output") {
+			if !hk.Has(hooks.HookTransformTerminalOutput) {
 				return output
 			}
-			results := hk.Fire(ctx, "transform_terminal_output", map[string]any{
+			results := hk.Fire(ctx, hooks.HookTransformTerminalOutput, map[string]any{
 				"command": command, "output": output, "returncode": exitCode, "task_id": "", "env_type": "local",
 			})
 			for _, r := range results {

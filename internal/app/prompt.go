@@ -78,4 +78,3 @@ func EchoOff(in io.Reader) func() (restore func()) {
 		return func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, old) }
 	}
 }
-

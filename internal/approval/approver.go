@@ -11,20 +11,40 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
+// Choice is a human's answer to an approval request. It is the pipeline's type:
+// a plugin's approval directive and a dangerous command are answered alike.
+type Choice = tools.ApprovalChoice
+
 // Choices a human can give, as upstream names them.
 const (
-	ChoiceOnce    = "once"
-	ChoiceSession = "session"
-	ChoiceAlways  = "always"
-	ChoiceDeny    = "deny"
+	ChoiceOnce    = tools.ChoiceOnce
+	ChoiceSession = tools.ChoiceSession
+	ChoiceAlways  = tools.ChoiceAlways
+	ChoiceDeny    = tools.ChoiceDeny
+)
+
+// What post_approval_response reports when nobody answered; the request is denied.
+const (
+	choiceTimeout   Choice = "timeout"
+	choiceCancelled Choice = "cancelled"
+)
+
+// Scope is how long a granted approval holds for the same pattern keys.
+type Scope int
+
+const (
+	ScopeCall    Scope = iota // this call only, nothing remembered ("once")
+	ScopeSession              // until hermes exits ("session")
+	ScopeAlways               // saved to command_allowlist, later runs too ("always")
 )
 
 // Firer is the part of the hook dispatcher the approver needs.
 type Firer interface {
-	Fire(ctx context.Context, hook string, payload map[string]any) []any
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
 }
 
 // Prompt is what a human is asked.
@@ -34,9 +54,9 @@ type Prompt struct {
 	PatternKeys []string
 }
 
-// Prompter asks a human and returns "once", "session", "always" or "deny".
+// Prompter asks a human for a choice.
 type Prompter interface {
-	Prompt(ctx context.Context, p Prompt) (string, error)
+	Prompt(ctx context.Context, p Prompt) (Choice, error)
 }
 
 // CommandRequest asks whether a dangerous terminal command may run.
@@ -50,7 +70,7 @@ type CommandRequest struct {
 // CommandApprover is implemented by approvers that understand terminal commands
 // with several pattern keys; the terminal tool prefers it over tools.Approver.
 type CommandApprover interface {
-	ApproveCommand(ctx context.Context, req CommandRequest) (string, error)
+	ApproveCommand(ctx context.Context, req CommandRequest) (Choice, error)
 }
 
 // Approver remembers "session" answers for the run, persists "always" answers to
@@ -69,9 +89,8 @@ type Approver struct {
 	// cancelled); an unanswered prompt is a deny with choice "timeout" in the hooks.
 	Timeout time.Duration
 
-	mu        sync.Mutex
-	session   map[string]bool
-	permanent map[string]bool
+	mu      sync.Mutex
+	granted map[string]Scope // pattern key → the longest scope granted for it
 }
 
 // NewCLIApprover returns the interactive approver for `hermes chat` and `hermes
@@ -80,7 +99,7 @@ type Approver struct {
 func NewCLIApprover(in io.Reader, out io.Writer, store *config.Store, allow []string) *Approver {
 	a := &Approver{Prompter: NewTTYPrompter(in, out), Store: store, Surface: "cli", Warn: out}
 	for _, k := range allow {
-		a.remember(k, true)
+		a.remember(k, ScopeAlways)
 	}
 	return a
 }
@@ -92,45 +111,39 @@ func (a *Approver) SetHooks(h Firer) {
 	a.mu.Unlock()
 }
 
-func (a *Approver) remember(key string, permanent bool) {
+// remember grants key for scope; a longer scope already granted stays.
+func (a *Approver) remember(key string, scope Scope) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.session == nil {
-		a.session, a.permanent = map[string]bool{}, map[string]bool{}
+	if a.granted == nil {
+		a.granted = map[string]Scope{}
 	}
-	a.session[key] = true
-	if permanent {
-		a.permanent[key] = true
-	}
+	a.granted[key] = max(a.granted[key], scope)
 }
 
-func (a *Approver) approved(keys []string) (string, bool) {
+// approved reports whether every key is granted, and as which choice: the
+// shortest scope among the keys.
+func (a *Approver) approved(keys []string) (Choice, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(keys) == 0 {
 		return "", false
 	}
-	all := true
-	perm := true
+	least := ScopeAlways
 	for _, k := range keys {
-		if !a.session[k] {
-			all = false
-		}
-		if !a.permanent[k] {
-			perm = false
-		}
+		least = min(least, a.granted[k])
 	}
-	if !all {
-		return "", false
-	}
-	if perm {
+	switch least {
+	case ScopeAlways:
 		return ChoiceAlways, true
+	case ScopeSession:
+		return ChoiceSession, true
 	}
-	return ChoiceSession, true
+	return "", false
 }
 
 // Approve answers an approval requested by a plugin's pre_tool_call directive.
-func (a *Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (string, error) {
+func (a *Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (Choice, error) {
 	key := req.RuleKey
 	if key == "" {
 		key = req.ToolName
@@ -146,7 +159,7 @@ func (a *Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (stri
 }
 
 // ApproveCommand answers whether a dangerous terminal command may run.
-func (a *Approver) ApproveCommand(ctx context.Context, req CommandRequest) (string, error) {
+func (a *Approver) ApproveCommand(ctx context.Context, req CommandRequest) (Choice, error) {
 	keys := make([]string, 0, len(req.Findings))
 	var descs []string
 	for _, f := range req.Findings {
@@ -165,7 +178,7 @@ type approvalInput struct {
 	toolCallID, turnID   string
 }
 
-func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error) {
+func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error) {
 	if choice, ok := a.approved(in.keys); ok {
 		return choice, nil // remembered: no prompt, no hooks (as upstream)
 	}
@@ -185,10 +198,10 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 		}
 	}
 	a.mu.Lock()
-	hooks := a.Hooks
+	firer := a.Hooks
 	a.mu.Unlock()
-	if hooks != nil {
-		hooks.Fire(ctx, "pre_approval_request", payload())
+	if firer != nil {
+		firer.Fire(ctx, hooks.HookPreApprovalRequest, payload())
 	}
 	choice := ChoiceDeny
 	var err error
@@ -201,9 +214,9 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-			choice, err = "timeout", nil
+			choice, err = choiceTimeout, nil
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-			choice, err = "cancelled", nil
+			choice, err = choiceCancelled, nil
 		case err != nil:
 			choice = ChoiceDeny
 		}
@@ -211,26 +224,26 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (string, error)
 	switch choice {
 	case ChoiceSession:
 		for _, k := range in.keys {
-			a.remember(k, false)
+			a.remember(k, ScopeSession)
 		}
 	case ChoiceAlways:
 		for _, k := range in.keys {
-			a.remember(k, true)
+			a.remember(k, ScopeAlways)
 		}
 		if perr := a.persist(ctx, in.keys); perr != nil && a.Warn != nil {
 			fmt.Fprintf(a.Warn, "      Could not save the approval to config.yaml (%v); it holds for this session only.\n", perr)
 		}
 	case ChoiceOnce:
-	case "cancelled", "timeout":
+	case choiceCancelled, choiceTimeout:
 	default:
 		choice = ChoiceDeny
 	}
-	if hooks != nil {
+	if firer != nil {
 		p := payload()
-		p["choice"] = choice
-		hooks.Fire(ctx, "post_approval_response", p)
+		p["choice"] = string(choice) // plain data, as every payload value
+		firer.Fire(ctx, hooks.HookPostApprovalResponse, p)
 	}
-	if choice == "cancelled" || choice == "timeout" {
+	if choice == choiceCancelled || choice == choiceTimeout {
 		return ChoiceDeny, err
 	}
 	return choice, err
@@ -340,7 +353,7 @@ func lineReader(in io.Reader) func(ctx context.Context) (string, error) {
 }
 
 // Prompt asks once and waits for a line or ctx.
-func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (string, error) {
+func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (Choice, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cmd := pr.Command
@@ -364,7 +377,7 @@ func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (string, error) {
 	return parseChoice(line), nil
 }
 
-func parseChoice(s string) string {
+func parseChoice(s string) Choice {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "o", "once", "y", "yes":
 		return ChoiceOnce

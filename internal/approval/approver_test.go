@@ -3,6 +3,7 @@ package approval
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -24,10 +26,10 @@ type hookRecorder struct {
 	fired []recordedHook
 }
 
-func (h *hookRecorder) Fire(_ context.Context, hook string, payload map[string]any) []any {
+func (h *hookRecorder) Fire(_ context.Context, hook hooks.Name, payload map[string]any) []any {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.fired = append(h.fired, recordedHook{hook, payload})
+	h.fired = append(h.fired, recordedHook{string(hook), payload})
 	return nil
 }
 
@@ -40,15 +42,15 @@ func TestTTYApproverAnswers(t *testing.T) {
 	cases := []struct {
 		name    string
 		answers string
-		want    []string // choice for each of three identical requests
+		want    []Choice // choice for each of three identical requests
 		prompts int      // how many times the human was asked
 	}{
-		{"default is deny", "\n\n\n", []string{"deny", "deny", "deny"}, 3},
-		{"unknown word is deny", "maybe\nnope\nx\n", []string{"deny", "deny", "deny"}, 3},
-		{"once asks every time", "o\nonce\ny\n", []string{"once", "once", "once"}, 3},
-		{"session is remembered", "s\n", []string{"session", "session", "session"}, 1},
-		{"end of input is deny", "", []string{"deny", "deny", "deny"}, 3},
-		{"deny then session", "d\nsession\n", []string{"deny", "session", "session"}, 2},
+		{"default is deny", "\n\n\n", []Choice{"deny", "deny", "deny"}, 3},
+		{"unknown word is deny", "maybe\nnope\nx\n", []Choice{"deny", "deny", "deny"}, 3},
+		{"once asks every time", "o\nonce\ny\n", []Choice{"once", "once", "once"}, 3},
+		{"session is remembered", "s\n", []Choice{"session", "session", "session"}, 1},
+		{"end of input is deny", "", []Choice{"deny", "deny", "deny"}, 3},
+		{"deny then session", "d\nsession\n", []Choice{"deny", "session", "session"}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -269,5 +271,59 @@ func TestTTYPrompterUsesLineReader(t *testing.T) {
 	a.Timeout = 0
 	if got, _ := a.ApproveCommand(context.Background(), req("rm -rf ./build")); got != "session" {
 		t.Fatalf("answer after a timed-out prompt = %q, want session (the line must not be lost)", got)
+	}
+}
+
+// Through a real dispatcher, which (in tests) refuses a payload that differs from
+// the catalog: both approval hooks fire as the catalog describes them, for a
+// terminal command and for a plugin's approval directive.
+func TestApproverHooksFitTheCatalog(t *testing.T) {
+	d := hooks.New(hooks.Options{})
+	var mu sync.Mutex
+	var fired []string
+	for _, h := range []hooks.Name{hooks.HookPreApprovalRequest, hooks.HookPostApprovalResponse} {
+		d.Register(string(h), hooks.Callback{PluginID: "obs", Invoke: func(_ context.Context, p map[string]any) (any, error) {
+			mu.Lock()
+			fired = append(fired, fmt.Sprintf("%s:%v", h, p["choice"]))
+			mu.Unlock()
+			return nil, nil
+		}})
+	}
+	a := NewCLIApprover(strings.NewReader("o\nd\n"), &bytes.Buffer{}, nil, nil)
+	a.SetHooks(d)
+	if got, err := a.ApproveCommand(context.Background(), req("rm -rf ./build")); err != nil || got != ChoiceOnce {
+		t.Fatalf("command: %q, %v", got, err)
+	}
+	if got, err := a.Approve(context.Background(), tools.ApprovalRequest{ToolName: "deploy", RuleKey: "deploy"}); err != nil || got != ChoiceDeny {
+		t.Fatalf("plugin approval: %q, %v", got, err)
+	}
+	want := "pre_approval_request:<nil> post_approval_response:once pre_approval_request:<nil> post_approval_response:deny"
+	if got := strings.Join(fired, " "); got != want {
+		t.Fatalf("fired %s\nwant  %s", got, want)
+	}
+}
+
+// A request covering several pattern keys is approved as long as the shortest
+// grant among them; a later shorter grant does not undo a longer one.
+func TestApproverScopes(t *testing.T) {
+	a := &Approver{}
+	a.remember("k-session", ScopeSession)
+	a.remember("k-always", ScopeAlways)
+	a.remember("k-always", ScopeSession)
+	tests := []struct {
+		keys []string
+		want Choice // "" = not approved, ask
+	}{
+		{[]string{"k-session"}, ChoiceSession},
+		{[]string{"k-always"}, ChoiceAlways},
+		{[]string{"k-always", "k-session"}, ChoiceSession},
+		{[]string{"k-always", "unknown"}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		got, ok := a.approved(tt.keys)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("approved(%v) = %q, %v; want %q", tt.keys, got, ok, tt.want)
+		}
 	}
 }

@@ -384,12 +384,12 @@ func (cs *chatSession) oneShot(ctx context.Context, o *chatOptions) error {
 
 func (cs *chatSession) printJSON(turns []*agent.Turn, runErr error) error {
 	type toolCall struct {
-		ID         string `json:"id"`
-		Name       string `json:"name"`
-		Arguments  string `json:"arguments"`
-		Result     string `json:"result"`
-		Status     string `json:"status"`
-		DurationMS int64  `json:"duration_ms"`
+		ID         string       `json:"id"`
+		Name       string       `json:"name"`
+		Arguments  string       `json:"arguments"`
+		Result     string       `json:"result"`
+		Status     tools.Status `json:"status"`
+		DurationMS int64        `json:"duration_ms"`
 	}
 	out := struct {
 		SessionID string        `json:"session_id"`
@@ -513,8 +513,8 @@ func (cs *chatSession) close() {
 	if cs.endChat != nil {
 		cs.endChat()
 	}
-	if cs.sess != nil && cs.hooks.Has("on_session_finalize") {
-		cs.hooks.Fire(context.Background(), "on_session_finalize", map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
+	if cs.sess != nil && cs.hooks.Has(hooks.HookOnSessionFinalize) {
+		cs.hooks.Fire(context.Background(), hooks.HookOnSessionFinalize, map[string]any{"session_id": cs.sess.ID, "platform": "cli", "reason": "exit"})
 	}
 	if cs.store != nil {
 		if cs.sess != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
@@ -41,12 +42,12 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		fmt.Fprintf(cs.f.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
-	if cs.hooks.Has("pre_command") {
+	if cs.hooks.Has(hooks.HookPreCommand) {
 		alias := any(nil)
 		if typed != canonical {
 			alias = typed
 		}
-		cs.hooks.Fire(ctx, "pre_command", map[string]any{
+		cs.hooks.Fire(ctx, hooks.HookPreCommand, map[string]any{
 			"surface": "cli", "command": canonical, "alias_used": alias, "args_raw": strings.TrimSpace(rawArgs),
 			"session_key": cs.sess.ID, "platform": "cli",
 		})
@@ -123,12 +124,12 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 		return err
 	}
 	_ = cs.store.End(ctx, old)
-	if cs.hooks.Has("on_session_finalize") {
-		cs.hooks.Fire(ctx, "on_session_finalize", map[string]any{"session_id": old, "platform": "cli",
+	if cs.hooks.Has(hooks.HookOnSessionFinalize) {
+		cs.hooks.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": "cli",
 			"reason": "new_session", "old_session_id": old, "new_session_id": id})
 	}
-	if cs.hooks.Has("on_session_reset") {
-		cs.hooks.Fire(ctx, "on_session_reset", map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
+	if cs.hooks.Has(hooks.HookOnSessionReset) {
+		cs.hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
 	cs.sess = cs.ag.NewSession(ctx, id)
 	if cs.m.Approver != nil {

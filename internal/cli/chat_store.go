@@ -54,7 +54,7 @@ func (r sessionRecorder) AppendMessage(ctx context.Context, id string, m llm.Mes
 
 func (r sessionRecorder) RecordToolCall(ctx context.Context, id string, rec agent.ToolRecord) error {
 	return r.s.RecordToolCall(ctx, id, session.ToolCall{CallID: rec.CallID, Name: rec.Name, Args: rec.Args,
-		Result: rec.Result, Status: rec.Status, Error: rec.Error, Duration: rec.Duration})
+		Result: rec.Result, Status: string(rec.Status), Error: rec.Error, Duration: rec.Duration})
 }
 
 func (r sessionRecorder) End(ctx context.Context, id string) error { return r.s.EndSession(ctx, id) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 func newSessionsCmd(f *app.Factory) *cobra.Command {
@@ -181,7 +182,7 @@ func printSession(f *app.Factory, sess session.Session, msgs []session.Message, 
 			if m.Name != "" {
 				tag += " " + m.Name
 			}
-			if c, ok := status[m.ToolCallID]; ok && c.Status != "" && c.Status != "ok" {
+			if c, ok := status[m.ToolCallID]; ok && c.Status != "" && c.Status != string(tools.StatusOK) {
 				tag += " · " + c.Status
 			}
 		}

@@ -144,7 +144,7 @@ func toolsCall(ctx context.Context, f *app.Factory, name, argsJSON string) error
 		if ctx.Err() != nil {
 			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
 		}
-		if out.Status != "ok" {
+		if out.Status != tools.StatusOK {
 			return app.SilentExit(app.ExitFail)
 		}
 		return nil

@@ -89,12 +89,15 @@ func (c Class) String() string {
 
 // Spec describes one hook.
 type Spec struct {
-	Name string
+	Name Name
 	// Fields are the payload keyword arguments fire sites send, in upstream's
-	// documented order. Some are sent only on some paths (noted in Doc).
-	Fields  []string
-	Returns Returns
-	Class   Class
+	// documented order.
+	Fields []string
+	// Optional are the Fields upstream sends on some paths only (see Doc); a fire
+	// site sends every other field, even when its value is None.
+	Optional []string
+	Returns  Returns
+	Class    Class
 	// Telemetry says whether the dispatcher adds telemetry_schema_version.
 	Telemetry bool
 	// Doc says when the hook fires.
@@ -127,157 +130,162 @@ func f(names ...string) []string { return names }
 func catalogTable() []Spec {
 	return []Spec{
 		// Tool calls.
-		{Name: "pre_tool_call", Returns: ReturnsDirective, Class: FailClosed, Telemetry: true,
+		{Name: HookPreToolCall, Returns: ReturnsDirective, Class: FailClosed, Telemetry: true,
 			Fields: f("tool_name", "args", "task_id", "session_id", "tool_call_id", "turn_id", "api_request_id", "middleware_trace"),
 			Doc:    "Before each tool call executes; may block, require approval or rewrite the arguments."},
-		{Name: "post_tool_call", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPostToolCall, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("tool_name", "args", "result", "task_id", "session_id", "tool_call_id", "turn_id", "api_request_id",
 				"duration_ms", "status", "error_type", "error_message", "middleware_trace"),
 			Doc: "After each tool call produced a result, including blocked and failed calls."},
-		{Name: "transform_tool_result", Returns: ReturnsFirstString, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookTransformToolResult, Returns: ReturnsFirstString, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("tool_name", "args", "result", "task_id", "session_id", "tool_call_id", "turn_id", "api_request_id",
 				"duration_ms", "status", "error_type", "error_message"),
 			Doc: "After post_tool_call, before the result joins the conversation; a string replaces the result."},
-		{Name: "transform_terminal_output", Returns: ReturnsFirstString, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookTransformTerminalOutput, Returns: ReturnsFirstString, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("command", "output", "returncode", "task_id", "env_type"),
 			Doc:    "Inside the terminal tool after output capture (returncode is None while running); a string replaces the output."},
 
 		// LLM turn.
-		{Name: "pre_llm_call", Returns: ReturnsContext, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPreLLMCall, Returns: ReturnsContext, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "task_id", "turn_id", "user_message", "conversation_history", "is_first_turn", "model",
 				"platform", "parent_session_id", "sender_id"),
 			Doc: "Once per turn before the tool loop; returned context is appended to the user message."},
-		{Name: "post_llm_call", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPostLLMCall, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "task_id", "turn_id", "user_message", "assistant_response", "conversation_history", "model", "platform"),
 			Doc:    "After a turn finished successfully and was not interrupted."},
-		{Name: "transform_llm_output", Returns: ReturnsFirstNonEmptyString, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookTransformLLMOutput, Returns: ReturnsFirstNonEmptyString, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("response_text", "session_id", "model", "platform"),
 			Doc:    "Before post_llm_call and delivery; a non-empty string replaces the response."},
-		{Name: "pre_verify", Returns: ReturnsVerifyDirective, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPreVerify, Returns: ReturnsVerifyDirective, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "platform", "model", "coding", "attempt", "final_response", "changed_paths"),
 			Doc:    "At the verify gate of a turn that edited code; a continue directive adds a synthetic user turn."},
 
 		// Streaming observers.
-		{Name: "on_stream_start", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon),
+		{Name: HookOnStreamStart, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon),
 			Doc: "When a streaming LLM response begins."},
-		{Name: "on_stream_delta", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("delta", "kind")),
+		{Name: HookOnStreamDelta, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("delta", "kind")),
 			Doc: "For each streamed text delta (reasoning deltas only with plugins.stream_reasoning_deltas)."},
-		{Name: "on_stream_end", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("final_text", "finished", "error")),
+		{Name: HookOnStreamEnd, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("final_text", "finished", "error")),
 			Doc: "When a streaming response finishes or fails, after the stream closed."},
-		{Name: "on_interim_message", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("text", "already_streamed")),
+		{Name: HookOnInterimMessage, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(streamCommon, f("text", "already_streamed")),
 			Doc: "When an assistant message is surfaced mid-loop before the final answer."},
 
 		// Provider requests.
-		{Name: "pre_api_request", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPreAPIRequest, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("task_id", "turn_id", "api_request_id", "session_id", "user_message", "conversation_history", "platform",
 				"model", "provider", "base_url", "api_mode", "api_call_count", "retry_count", "request_messages", "message_count",
 				"tool_count", "approx_input_tokens", "request_char_count", "max_tokens", "started_at", "middleware_trace", "request"),
 			Doc: "Before each provider request attempt."},
-		{Name: "post_api_request", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPostAPIRequest, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("task_id", "turn_id", "api_request_id", "session_id", "platform", "model", "provider", "base_url", "api_mode",
 				"api_call_count", "api_duration", "started_at", "ended_at", "finish_reason", "message_count", "response_model",
 				"response", "usage", "assistant_message", "assistant_content_chars", "assistant_tool_call_count"),
 			Doc: "After a provider request succeeded and was normalised."},
-		{Name: "api_request_error", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookAPIRequestError, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("task_id", "turn_id", "api_request_id", "session_id", "platform", "model", "provider", "base_url", "api_mode",
 				"api_call_count", "api_duration", "started_at", "ended_at", "status_code", "retry_count", "max_retries", "retryable",
 				"reason", "error", "request"),
 			Doc: "After each failed provider request attempt."},
-		{Name: "transform_api_error_classification", Returns: ReturnsErrorClassification, Class: Unbounded, Telemetry: true,
+		{Name: HookTransformAPIErrorClassification, Returns: ReturnsErrorClassification, Class: Unbounded, Telemetry: true,
 			Fields: f("provider", "model", "status_code", "error_type", "error_code", "error_message", "error_body", "error",
 				"approx_tokens", "context_length", "num_messages"),
 			Doc: "Once per failed provider call, before the built-in error classifier; the first valid reason wins."},
-		{Name: "pre_auxiliary_call", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPreAuxiliaryCall, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: join(auxIdentity, f("request_messages", "system_prompt", "message_count", "tool_count", "approx_input_tokens",
 				"request_char_count", "max_tokens", "started_at", "request")),
 			Doc: "Before each attempt of an auxiliary LLM call (titling, compression, vision, ...)."},
-		{Name: "post_auxiliary_call", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookPostAuxiliaryCall, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: join(auxIdentity, f("message_count", "started_at", "api_duration", "ended_at", "finish_reason", "response_model",
 				"usage", "response", "assistant_content_chars", "assistant_tool_call_count", "error", "error_type")),
 			Doc: "After an auxiliary LLM call attempt returned or failed."},
 
 		// Sessions.
-		{Name: "on_session_start", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookOnSessionStart, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "model", "platform"),
 			Doc:    "On the first turn of a new session."},
-		{Name: "on_session_end", Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
+		{Name: HookOnSessionEnd, Returns: ReturnsIgnored, Class: BoundedFailOpen, Telemetry: true,
 			Fields: f("session_id", "task_id", "turn_id", "completed", "failed", "interrupted", "turn_exit_reason", "model", "platform",
 				"reason", "api_request_id"),
-			Doc: "At the end of every conversation run and on CLI exit mid-turn (exit paths may add reason, api_request_id)."},
-		{Name: "on_session_finalize", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
-			Doc:    "At session teardown in CLI, TUI or gateway (session_id may be None; the last three are optional)."},
-		{Name: "on_session_reset", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
-			Doc:    "At a session boundary or gateway session swap (reason and old/new ids depend on the surface)."},
-		{Name: "agent_loop_stopped", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Optional: f("reason", "api_request_id"),
+			Doc:      "At the end of every conversation run and on CLI exit mid-turn (exit paths may add reason, api_request_id)."},
+		{Name: HookOnSessionFinalize, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Fields:   f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
+			Optional: f("reason", "old_session_id", "new_session_id"),
+			Doc:      "At session teardown in CLI, TUI or gateway (session_id may be None; the last three are optional)."},
+		{Name: HookOnSessionReset, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Fields:   f("session_id", "platform", "reason", "old_session_id", "new_session_id"),
+			Optional: f("reason", "old_session_id", "new_session_id"),
+			Doc:      "At a session boundary or gateway session swap (reason and old/new ids depend on the surface)."},
+		{Name: HookAgentLoopStopped, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("session_key", "platform", "reason", "invalidation_reason"),
 			Doc:    "Right after a running turn was interrupted (/stop, /new fast path, TUI interrupt)."},
-		{Name: "on_skill_lifecycle", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnSkillLifecycle, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("action", "skill_name", "provenance", "task_id", "session_id", "use_count", "reused", "reuse_after_patch"),
 			Doc:    "After a skill's usage state changed."},
 
 		// Subagents.
-		{Name: "subagent_start", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookSubagentStart, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("parent_session_id", "parent_turn_id", "parent_subagent_id", "child_session_id", "child_subagent_id",
 				"child_role", "child_goal"),
 			Doc: "After a child agent was built, before it runs."},
-		{Name: "subagent_stop", Returns: ReturnsIgnored, Class: CallerThread, Telemetry: true,
+		{Name: HookSubagentStop, Returns: ReturnsIgnored, Class: CallerThread, Telemetry: true,
 			Fields: f("parent_session_id", "parent_turn_id", "child_session_id", "child_role", "child_summary", "child_status",
 				"tool_call_history", "duration_ms"),
 			Doc: "After a child agent finished; dispatched on the parent's thread."},
 
 		// Gateway and commands.
-		{Name: "pre_gateway_dispatch", Returns: ReturnsGatewayDirective, Class: Unbounded, Telemetry: true,
+		{Name: HookPreGatewayDispatch, Returns: ReturnsGatewayDirective, Class: Unbounded, Telemetry: true,
 			Fields: f("event", "gateway", "session_store"),
 			Doc:    "For each inbound non-internal gateway message, before auth and pairing; may skip or rewrite it."},
 		// No telemetry marker: each event type defines its own payload envelope.
-		{Name: "gateway_platform_event", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: false,
+		{Name: HookGatewayPlatformEvent, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: false,
 			Fields: f("platform", "event_type", "payload"),
 			Doc:    "After authorisation, for a normalised platform event (reactions, edits, deletes, threads)."},
-		{Name: "pre_command", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookPreCommand, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("surface", "command", "alias_used", "args_raw", "session_key", "platform"),
 			Doc:    "Before a recognised slash command's handler runs (not for running-agent /stop or /approve)."},
 
 		// Approvals.
-		{Name: "pre_approval_request", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: join(approvalBase),
-			Doc:    "Before a prompted or smart approval (request_id, request_digest only for transports)."},
-		{Name: "post_approval_response", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
-			Fields: join(approvalBase, f("choice", "decided_by")),
-			Doc:    "After an approval decision, timeout, withdrawal or notification failure."},
+		{Name: HookPreApprovalRequest, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Fields:   join(approvalBase),
+			Optional: f("request_id", "request_digest"),
+			Doc:      "Before a prompted or smart approval (request_id, request_digest only for transports)."},
+		{Name: HookPostApprovalResponse, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Fields:   join(approvalBase, f("choice", "decided_by")),
+			Optional: f("request_id", "request_digest", "decided_by"),
+			Doc:      "After an approval decision, timeout, withdrawal or notification failure (decided_by only for smart approvals)."},
 
 		// Rooms and speech.
-		{Name: "on_room_member_activity", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnRoomMemberActivity, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("room_id", "thread_id", "member_id", "turn_id", "task_id", "execution_generation", "kind", "seq", "payload"),
 			Doc:    "For each runtime event of a hosted group-chat member turn."},
-		{Name: "pre_transcription", Returns: ReturnsFieldsDict, Class: Unbounded, Telemetry: true,
+		{Name: HookPreTranscription, Returns: ReturnsFieldsDict, Class: Unbounded, Telemetry: true,
 			Fields: f("file_path", "provider", "model", "language", "prompt", "source"),
 			Doc:    "After speech-to-text provider resolution, before the backend runs; may override prompt, language, model."},
-		{Name: "pre_tts_synthesis", Returns: ReturnsTTSDirective, Class: FailClosed, Telemetry: true,
+		{Name: HookPreTTSSynthesis, Returns: ReturnsTTSDirective, Class: FailClosed, Telemetry: true,
 			Fields: f("text", "provider"),
 			Doc:    "Before each text-to-speech synthesis request; may block it or replace the text."},
 
 		// Kanban.
-		{Name: "kanban_task_claimed", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon),
+		{Name: HookKanbanTaskClaimed, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon),
 			Doc: "After a task claim was committed, before the worker spawns."},
-		{Name: "kanban_task_completed", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon, f("summary")),
+		{Name: HookKanbanTaskCompleted, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon, f("summary")),
 			Doc: "After a task was completed and cleaned up."},
-		{Name: "kanban_task_blocked", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon, f("reason")),
+		{Name: HookKanbanTaskBlocked, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true, Fields: join(kanbanCommon, f("reason")),
 			Doc: "After a task moved to blocked."},
-		{Name: "on_kanban_worker_spawned", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnKanbanWorkerSpawned, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: join(kanbanCommon, f("worker_pid", "workspace_path")),
 			Doc:    "After a worker was spawned and its pid persisted."},
-		{Name: "on_kanban_worker_exited", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnKanbanWorkerExited, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: join(kanbanCommon, f("worker_pid", "exit_kind", "exit_code", "outcome", "retry_status")),
 			Doc:    "After a dead worker's task was reclaimed."},
-		{Name: "on_kanban_worker_stale_claim", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnKanbanWorkerStaleClaim, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: join(kanbanCommon, f("worker_pid", "heartbeat_stale", "retry_status")),
 			Doc:    "After an expired claim was reclaimed."},
-		{Name: "on_kanban_task_updated", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnKanbanTaskUpdated, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: join(kanbanCommon, f("changed_fields")),
 			Doc:    "After a committed task field write outside claim/complete/block (changed_fields holds names only)."},
-		{Name: "on_kanban_dispatch_tick", Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+		{Name: HookOnKanbanDispatchTick, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("board", "profile_name", "dry_run", "outcome", "result"),
 			Doc:    "Once per dispatcher tick, after the dispatch lock was released."},
 	}
@@ -285,18 +293,21 @@ func catalogTable() []Spec {
 
 type catalogIndex struct {
 	specs       []Spec
-	byName      map[string]*Spec
+	byName      map[Name]*Spec
 	sortedNames []string
+	shapes      map[Name]payloadShape
 }
 
 var index = sync.OnceValue(func() *catalogIndex {
 	specs := catalogTable()
-	ix := &catalogIndex{specs: specs, byName: make(map[string]*Spec, len(specs))}
+	ix := &catalogIndex{specs: specs, byName: make(map[Name]*Spec, len(specs)), shapes: make(map[Name]payloadShape, len(specs))}
 	for i := range specs {
 		s := &specs[i]
 		s.Fields = slices.Clip(slices.Clone(s.Fields))
+		s.Optional = slices.Clip(slices.Clone(s.Optional))
 		ix.byName[s.Name] = s
-		ix.sortedNames = append(ix.sortedNames, s.Name)
+		ix.shapes[s.Name] = newPayloadShape(s)
+		ix.sortedNames = append(ix.sortedNames, string(s.Name))
 	}
 	sort.Strings(ix.sortedNames)
 	return ix
@@ -307,18 +318,19 @@ func catalog() []Spec { return index().specs }
 
 // Lookup returns the spec of a known hook.
 func Lookup(name string) (Spec, bool) {
-	s, ok := index().byName[name]
+	s, ok := index().byName[Name(name)]
 	if !ok {
 		return Spec{}, false
 	}
 	out := *s
-	out.Fields = slices.Clone(s.Fields) // callers must not be able to edit the table
+	// Callers must not be able to edit the table.
+	out.Fields, out.Optional = slices.Clone(s.Fields), slices.Clone(s.Optional)
 	return out, true
 }
 
 // Valid reports whether name is a known hook.
 func Valid(name string) bool {
-	_, ok := index().byName[name]
+	_, ok := index().byName[Name(name)]
 	return ok
 }
 

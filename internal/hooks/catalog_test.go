@@ -108,7 +108,7 @@ func TestCatalogReturns(t *testing.T) {
 
 func TestCatalogEntries(t *testing.T) {
 	for _, s := range catalog() {
-		t.Run(s.Name, func(t *testing.T) {
+		t.Run(string(s.Name), func(t *testing.T) {
 			if s.Telemetry != (s.Name != "gateway_platform_event") {
 				t.Errorf("Telemetry = %v", s.Telemetry)
 			}

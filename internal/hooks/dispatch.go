@@ -78,6 +78,8 @@ type Dispatcher struct {
 	// settled, when set (tests), is called after an invocation's bookkeeping
 	// is released, so tests can wait for abandoned work without sleeping.
 	settled func()
+	// checkPayloads makes Fire panic on a payload the catalog does not describe.
+	checkPayloads bool
 }
 
 // registration is one Register call; its pointer is the callback identity.
@@ -106,6 +108,8 @@ func New(opts Options) *Dispatcher {
 		suppressed: map[*registration]time.Time{},
 		abandoned:  map[*registration]map[*invocation]struct{}{},
 		reported:   map[failureKey]struct{}{},
+
+		checkPayloads: checkPayloadsDefault,
 	}
 	if d.log == nil {
 		d.log = slog.Default()
@@ -194,17 +198,21 @@ func (d *Dispatcher) remove(match func(*registration) bool) {
 
 // Has reports whether any callback is registered for hook; fire sites use it
 // to skip building expensive payloads.
-func (d *Dispatcher) Has(hook string) bool {
-	return len((*d.hooks.Load())[hook]) > 0
+func (d *Dispatcher) Has(hook Name) bool {
+	return len((*d.hooks.Load())[string(hook)]) > 0
 }
 
 // Fire calls every callback registered for hook and returns their non-nil
 // results in registration order. Callbacks of different plugins run
 // concurrently; a plugin's own callbacks run one after another. Errors are
 // logged and skipped, except on fail-closed hooks where they become block
-// directives. Cancelling ctx makes Fire return what it has collected.
-func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]any) []any {
-	regs := (*d.hooks.Load())[hook]
+// directives. Cancelling ctx makes Fire return what it has collected. In test
+// binaries a payload that differs from the catalog's fields panics.
+func (d *Dispatcher) Fire(ctx context.Context, hook Name, payload map[string]any) []any {
+	if d.checkPayloads {
+		mustMatchCatalog(hook, payload)
+	}
+	regs := (*d.hooks.Load())[string(hook)]
 	if len(regs) == 0 {
 		return nil
 	}
@@ -220,7 +228,7 @@ func (d *Dispatcher) Fire(ctx context.Context, hook string, payload map[string]a
 	f := &firing{
 		d:          d,
 		ctx:        ctx,
-		hook:       hook,
+		hook:       string(hook),
 		payload:    base,
 		regs:       regs,
 		failClosed: class == FailClosed,

@@ -86,6 +86,9 @@ func newHarness(t *testing.T, timeout time.Duration) *harness {
 		settled: make(chan struct{}, 1024),
 	}
 	h.d = New(Options{Timeout: timeout, Logger: slog.New(h.log), Now: h.clock.Now})
+	// These tests are about dispatch, with whatever payload shows it best; the
+	// payload check has its own tests.
+	h.d.checkPayloads = false
 	h.d.settled = func() {
 		select {
 		case h.settled <- struct{}{}:
@@ -152,13 +155,13 @@ func TestFireWithoutCallbacks(t *testing.T) {
 	h := newHarness(t, time.Second)
 	payload := map[string]any{"tool_name": "x"}
 	for _, hook := range []string{"pre_tool_call", "not_a_hook"} {
-		if got := h.d.Fire(context.Background(), hook, payload); got != nil {
+		if got := h.d.Fire(context.Background(), Name(hook), payload); got != nil {
 			t.Errorf("Fire(%s) = %v, want nil", hook, got)
 		}
-		if h.d.Has(hook) {
+		if h.d.Has(Name(hook)) {
 			t.Errorf("Has(%s) = true", hook)
 		}
-		allocs := testing.AllocsPerRun(100, func() { h.d.Fire(context.Background(), hook, payload) })
+		allocs := testing.AllocsPerRun(100, func() { h.d.Fire(context.Background(), Name(hook), payload) })
 		if allocs != 0 {
 			t.Errorf("Fire(%s) with no callbacks allocated %v times per run", hook, allocs)
 		}
@@ -331,7 +334,7 @@ func TestFireFailClosedErrors(t *testing.T) {
 			h := newHarness(t, time.Hour)
 			h.d.Register(tt.hook, cb("policy", "guard", tt.fn))
 			h.d.Register(tt.hook, cb("other", "fine", returns("ok")))
-			got := h.d.Fire(context.Background(), tt.hook, map[string]any{"tool_call_id": "t1"})
+			got := h.d.Fire(context.Background(), Name(tt.hook), map[string]any{"tool_call_id": "t1"})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Fire =\n %v\nwant\n %v", got, tt.want)
 			}
@@ -360,7 +363,7 @@ func TestFireTimeout(t *testing.T) {
 			}))
 			h.d.Register(tt.hook, cb("quick", "fast", returns("fast")))
 
-			got := h.d.Fire(context.Background(), tt.hook, map[string]any{"tool_call_id": "t1"})
+			got := h.d.Fire(context.Background(), Name(tt.hook), map[string]any{"tool_call_id": "t1"})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Fire = %v, want %v", got, tt.want)
 			}
@@ -399,7 +402,7 @@ func TestDeadlineOnlyForBoundedHooks(t *testing.T) {
 				_, has := ctx.Deadline()
 				return has, nil
 			}))
-			got := h.d.Fire(context.Background(), tt.hook, nil)
+			got := h.d.Fire(context.Background(), Name(tt.hook), nil)
 			if want := []any{tt.want}; !reflect.DeepEqual(got, want) {
 				t.Errorf("callback saw deadline = %v, want %v", got, want)
 			}
@@ -453,7 +456,7 @@ func TestSuppressionWindow(t *testing.T) {
 				return "ran", nil
 			}))
 			fire := func(id string) []any {
-				return h.d.Fire(context.Background(), tt.hook, map[string]any{"tool_call_id": id, "turn_id": "turn"})
+				return h.d.Fire(context.Background(), Name(tt.hook), map[string]any{"tool_call_id": id, "turn_id": "turn"})
 			}
 
 			if got := fire("hang"); !reflect.DeepEqual(got, tt.timedOut) {
@@ -569,7 +572,7 @@ func TestCallerCancellation(t *testing.T) {
 			h.d.Register(tt.hook, cb("c", "c1", returns("c")))
 
 			res := make(chan []any)
-			go func() { res <- h.d.Fire(ctx, tt.hook, map[string]any{"tool_call_id": "t"}) }()
+			go func() { res <- h.d.Fire(ctx, Name(tt.hook), map[string]any{"tool_call_id": "t"}) }()
 			wait(t, b1Started, "b1 start")
 			h.waitSettled(t, 2) // a1 and c1 have delivered their results
 			cancel()
@@ -660,7 +663,7 @@ func TestFireTelemetryField(t *testing.T) {
 			if want == nil {
 				want = "absent"
 			}
-			if got := h.d.Fire(context.Background(), tt.hook, tt.payload); !reflect.DeepEqual(got, []any{want}) {
+			if got := h.d.Fire(context.Background(), Name(tt.hook), tt.payload); !reflect.DeepEqual(got, []any{want}) {
 				t.Errorf("telemetry = %v, want %v", got, want)
 			}
 		})
@@ -693,7 +696,7 @@ func TestUnregister(t *testing.T) {
 	h.d.Register("post_llm_call", cb("a", "a2", returns("a2")))
 	h.d.Register("post_llm_call", cb("b", "b1", returns("b1")))
 	h.d.Register("pre_llm_call", cb("b", "b2", returns("b2")))
-	fire := func(hook string) []any { return h.d.Fire(context.Background(), hook, nil) }
+	fire := func(hook string) []any { return h.d.Fire(context.Background(), Name(hook), nil) }
 
 	steps := []struct {
 		name     string
@@ -749,6 +752,7 @@ func TestConcurrentFireAndRegistration(t *testing.T) {
 
 func BenchmarkFireNoCallbacks(b *testing.B) {
 	d := New(Options{Timeout: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	d.checkPayloads = false
 	payload := map[string]any{"tool_name": "terminal", "args": map[string]any{}}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -759,6 +763,7 @@ func BenchmarkFireNoCallbacks(b *testing.B) {
 
 func BenchmarkFireTwoPlugins(b *testing.B) {
 	d := New(Options{Timeout: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	d.checkPayloads = false
 	d.Register("post_tool_call", cb("a", "f", returns("a")))
 	d.Register("post_tool_call", cb("b", "f", returns(nil)))
 	payload := map[string]any{"tool_name": "terminal", "tool_call_id": "t"}
@@ -812,7 +817,7 @@ func TestLoneEncodedCallback(t *testing.T) {
 				time.AfterFunc(10*time.Millisecond, cancel)
 				h.d.SetTimeout(guard)
 			}
-			got := h.d.Fire(ctx, tt.hook, map[string]any{"tool_name": "t", "tool_call_id": "c1"})
+			got := h.d.Fire(ctx, Name(tt.hook), map[string]any{"tool_name": "t", "tool_call_id": "c1"})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Fire = %#v, want %#v", got, tt.want)
 			}
@@ -821,7 +826,7 @@ func TestLoneEncodedCallback(t *testing.T) {
 					t.Errorf("timeout warnings = %q", w)
 				}
 				// Suppressed for the window, as on the worker path.
-				if again := h.d.Fire(context.Background(), tt.hook, map[string]any{"tool_name": "t"}); !reflect.DeepEqual(again, tt.want) {
+				if again := h.d.Fire(context.Background(), Name(tt.hook), map[string]any{"tool_name": "t"}); !reflect.DeepEqual(again, tt.want) {
 					t.Errorf("Fire while suppressed = %#v, want %#v", again, tt.want)
 				}
 				if w := h.log.messages(slog.LevelWarn, "skipped after previous timeout"); len(w) != 1 {

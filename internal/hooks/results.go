@@ -30,7 +30,7 @@ func PreToolCall(results []any, args map[string]any) (Directive, map[string]any)
 	for i, r := range results {
 		m, ok := r.(map[string]any)
 		if !ok {
-			ignoreResult("pre_tool_call", i, "not a dict")
+			ignoreResult(HookPreToolCall, i, "not a dict")
 			continue
 		}
 		action, isAction := m["action"].(string)
@@ -43,7 +43,7 @@ func PreToolCall(results []any, args map[string]any) (Directive, map[string]any)
 		case isAction && action == "block":
 			msg, _ := m["message"].(string)
 			if msg == "" {
-				ignoreResult("pre_tool_call", i, "block without a message")
+				ignoreResult(HookPreToolCall, i, "block without a message")
 				continue
 			}
 			if block == nil {
@@ -52,7 +52,7 @@ func PreToolCall(results []any, args map[string]any) (Directive, map[string]any)
 		case !isAction && isDecision && decision == "block": // shell hook form
 			msg, _ := m["reason"].(string)
 			if msg == "" {
-				ignoreResult("pre_tool_call", i, "block without a reason")
+				ignoreResult(HookPreToolCall, i, "block without a reason")
 				continue
 			}
 			if block == nil {
@@ -65,7 +65,7 @@ func PreToolCall(results []any, args map[string]any) (Directive, map[string]any)
 				approve = &Directive{Action: "approve", Message: msg, RuleKey: strings.TrimSpace(key)}
 			}
 		default:
-			ignoreResult("pre_tool_call", i, "no recognised action")
+			ignoreResult(HookPreToolCall, i, "no recognised action")
 		}
 	}
 	switch {
@@ -80,7 +80,7 @@ func PreToolCall(results []any, args map[string]any) (Directive, map[string]any)
 func mergeModify(acc, args map[string]any, partial any, i int) map[string]any {
 	p, ok := partial.(map[string]any)
 	if !ok || len(p) == 0 {
-		ignoreResult("pre_tool_call", i, "modify without a non-empty args dict")
+		ignoreResult(HookPreToolCall, i, "modify without a non-empty args dict")
 		return acc
 	}
 	if acc == nil {
@@ -91,8 +91,8 @@ func mergeModify(acc, args map[string]any, partial any, i int) map[string]any {
 	return acc
 }
 
-func ignoreResult(hook string, i int, why string) {
-	slog.Debug("ignoring hook result", "hook", hook, "index", i, "reason", why)
+func ignoreResult(hook Name, i int, why string) {
+	slog.Debug("ignoring hook result", "hook", string(hook), "index", i, "reason", why)
 }
 
 // FirstString returns the first string result. With nonEmpty, empty strings
@@ -131,7 +131,7 @@ func LLMContext(results []any) LLMContextResult {
 			s, _ = v["context"].(string)
 		}
 		if s == "" {
-			ignoreResult("pre_llm_call", i, "no context string")
+			ignoreResult(HookPreLLMCall, i, "no context string")
 			continue
 		}
 		if utf8.RuneCountInString(s) > MaxContextChars {

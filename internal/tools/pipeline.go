@@ -11,8 +11,13 @@ import (
 
 // HookFirer is the part of the hook dispatcher the pipeline needs.
 type HookFirer interface {
-	Fire(ctx context.Context, hook string, payload map[string]any) []any
-	Has(hook string) bool
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
+	Has(hook hooks.Name) bool
+}
+
+// Lookup finds tools by name: all the pipeline needs of a registry.
+type Lookup interface {
+	Get(name string) (*Tool, bool)
 }
 
 // ApprovalRequest asks a human whether a tool call may run.
@@ -25,10 +30,25 @@ type ApprovalRequest struct {
 	TurnID     string
 }
 
-// Approver answers approval requests with "once", "session", "always" or "deny".
-// A nil Approver means nobody can be asked, and approval-gated calls are blocked.
+// ApprovalChoice is a human's answer to an approval request, as upstream names it.
+type ApprovalChoice string
+
+const (
+	ChoiceOnce    ApprovalChoice = "once"    // this call
+	ChoiceSession ApprovalChoice = "session" // and the same again until hermes exits
+	ChoiceAlways  ApprovalChoice = "always"  // and from now on (saved to command_allowlist)
+	ChoiceDeny    ApprovalChoice = "deny"
+)
+
+// Approves reports whether c lets the call run; any other answer is a refusal.
+func (c ApprovalChoice) Approves() bool {
+	return c == ChoiceOnce || c == ChoiceSession || c == ChoiceAlways
+}
+
+// Approver answers approval requests. A nil Approver means nobody can be asked,
+// and approval-gated calls are blocked.
 type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (string, error)
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalChoice, error)
 }
 
 // Call is one tool invocation.
@@ -39,14 +59,28 @@ type Call struct {
 	SessionID  string
 	ToolCallID string
 	TurnID     string
+
+	// Set when the core has prepared the call (see preparer).
+	tool  *Tool
+	trace []any // what the tool_request middleware reported, for pre_tool_call
 }
+
+// Status is how a tool call ended, in the words hooks, session records and
+// --json output use.
+type Status string
+
+const (
+	StatusOK      Status = "ok"
+	StatusError   Status = "error"   // the call failed or could not run
+	StatusBlocked Status = "blocked" // a guard or the approval refused it
+)
 
 // Outcome is what a call produced.
 type Outcome struct {
-	Result       string         // JSON string handed to the model (after transforms)
-	Status       string         // "ok" | "error" | "blocked"
-	ErrorType    string         // set when Status != "ok"
-	ErrorMessage string         // set when Status != "ok"
+	Result       string // JSON string handed to the model (after transforms)
+	Status       Status
+	ErrorType    string         // set when Status != StatusOK
+	ErrorMessage string         // set when Status != StatusOK
 	Args         map[string]any // the arguments actually used (after modify directives)
 	Duration     time.Duration
 }
@@ -59,82 +93,105 @@ type Middleware interface {
 	ToolExecution(ctx context.Context, c Call, args map[string]any, run func(ctx context.Context, args map[string]any) (string, error)) (string, error)
 }
 
-// Pipeline runs tool calls through hooks, approval and validation.
+// Executor runs one tool call. It never returns a Go error for tool-level
+// failures: those become an error JSON result, as the model sees them.
+type Executor interface {
+	Execute(ctx context.Context, c Call) Outcome
+}
+
+// ExecutorFunc lets a function be an Executor.
+type ExecutorFunc func(ctx context.Context, c Call) Outcome
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, c Call) Outcome { return f(ctx, c) }
+
+// preparer is an Executor that resolves a call in a step of its own. Hooked
+// prepares first when the executor it wraps can, so its guards see the call as it
+// will run (the arguments rewritten by the tool_request middleware, with its
+// trace) and a call that cannot run at all fails before any guard is asked.
+type preparer interface {
+	Executor
+	// prepare returns c ready for Execute, or false and the outcome of a call
+	// that cannot run.
+	prepare(ctx context.Context, c Call) (Call, Outcome, bool)
+}
+
+// Pipeline runs tool calls: the core execution (lookup, argument checks,
+// middleware, handler) wrapped in the tool hooks (Hooked).
 type Pipeline struct {
-	Registry   *Registry
+	Registry   Lookup
 	Hooks      HookFirer  // may be nil
 	Approver   Approver   // may be nil
 	Middleware Middleware // may be nil
 }
 
-// Run executes c. It never returns a Go error for tool-level failures: those become
-// an error JSON result, as the model sees them.
+// Run executes c through the hooks and the core.
 func (p *Pipeline) Run(ctx context.Context, c Call) Outcome {
-	start := time.Now()
-	args := c.Args
-	if args == nil {
-		args = map[string]any{}
+	if p.Hooks == nil {
+		return (*core)(p).Execute(ctx, c)
 	}
-	out := p.run(ctx, c, args)
-	out.Duration = time.Since(start)
-	p.after(ctx, c, &out)
-	return out
+	return Hooked{Next: (*core)(p), Hooks: p.Hooks, Approver: p.Approver}.Execute(ctx, c)
 }
 
-func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome {
+// core is the pipeline without its hooks. It is a view of the Pipeline rather
+// than a struct of its own so that assembling the stack for a call allocates
+// nothing.
+type core Pipeline
+
+// prepare looks the tool up, checks how deeply the arguments nest and runs the
+// tool_request middleware: what must happen before pre_tool_call.
+func (p *core) prepare(ctx context.Context, c Call) (Call, Outcome, bool) {
+	if c.Args == nil {
+		c.Args = map[string]any{}
+	}
 	tool, ok := p.Registry.Get(c.Name)
 	if !ok {
 		msg := "Unknown tool: " + c.Name
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unknown_tool", ErrorMessage: msg, Args: args}
+		return c, Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "unknown_tool", ErrorMessage: msg, Args: c.Args}, false
 	}
-	if depthOver(args, MaxArgsDepth) {
+	if depthOver(c.Args, MaxArgsDepth) {
 		// Python plugins decode every call (and every hook payload carrying the
 		// arguments) with a recursion limit of ~1000 levels; deeper arguments would
 		// crash the plugin processes, hooks included, instead of failing one call.
 		// The post_tool_call hooks get no arguments either, for the same reason.
 		msg := fmt.Sprintf("Invalid arguments for %s: nested more than %d levels deep", c.Name, MaxArgsDepth)
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "invalid_arguments", ErrorMessage: msg, Args: map[string]any{}}
+		return c, Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "invalid_arguments", ErrorMessage: msg, Args: map[string]any{}}, false
 	}
-	trace := []any{}
+	c.tool, c.trace = tool, []any{}
 	if p.Middleware != nil {
-		var t []any
-		args, t = p.Middleware.ToolRequest(ctx, c, args)
-		trace = append(trace, t...)
+		args, t := p.Middleware.ToolRequest(ctx, c, c.Args)
+		c.Args, c.trace = args, append(c.trace, t...)
 	}
-	if p.Hooks != nil && p.Hooks.Has("pre_tool_call") {
-		results := p.Hooks.Fire(ctx, "pre_tool_call", map[string]any{
-			"tool_name": c.Name, "args": args, "task_id": c.TaskID, "session_id": c.SessionID,
-			"tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "", "middleware_trace": trace,
-		})
-		if ctx.Err() != nil {
-			// Interrupted while the guards ran: the call did not happen, and no guard
-			// "timed out".
-			msg := "Tool " + c.Name + " was interrupted"
-			return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "cancelled", ErrorMessage: msg, Args: args}
-		}
-		directive, modified := hooks.PreToolCall(results, args)
-		if modified != nil {
-			args = modified
-		}
-		switch directive.Action {
-		case "block":
-			return blocked(directive.Message, args)
-		case "approve":
-			if msg := p.approve(ctx, c, args, directive); msg != "" {
-				return blocked(msg, args)
-			}
+	return c, Outcome{}, true
+}
+
+// Execute runs c, preparing it first unless that was done.
+func (p *core) Execute(ctx context.Context, c Call) Outcome {
+	start := time.Now()
+	out := p.execute(ctx, c)
+	out.Duration = time.Since(start)
+	return out
+}
+
+func (p *core) execute(ctx context.Context, c Call) Outcome {
+	if c.tool == nil {
+		var out Outcome
+		var ok bool
+		if c, out, ok = p.prepare(ctx, c); !ok {
+			return out
 		}
 	}
+	tool, args := c.tool, c.Args
 	if ok, err := tool.Available(ctx); !ok {
 		msg := fmt.Sprintf("Tool %s is not available right now (its availability check failed)", c.Name)
 		if err != nil {
 			msg = fmt.Sprintf("Tool %s is not available right now: its check_fn raised %v", c.Name, err)
 		}
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "unavailable", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "unavailable", ErrorMessage: msg, Args: args}
 	}
 	if err := tool.ValidateArgs(args); err != nil {
 		msg := fmt.Sprintf("Invalid arguments for %s: %v", c.Name, err)
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "invalid_arguments", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "invalid_arguments", ErrorMessage: msg, Args: args}
 	}
 	kwargs := map[string]any{"task_id": c.TaskID}
 	if c.SessionID != "" {
@@ -158,12 +215,12 @@ func (p *Pipeline) run(ctx context.Context, c Call, args map[string]any) Outcome
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
-			return Outcome{Result: ErrorResult(te.Message, nil), Status: "error", ErrorType: te.Type, ErrorMessage: te.Message, Args: args}
+			return Outcome{Result: ErrorResult(te.Message, nil), Status: StatusError, ErrorType: te.Type, ErrorMessage: te.Message, Args: args}
 		}
 		msg := err.Error()
-		return Outcome{Result: ErrorResult(msg, nil), Status: "error", ErrorType: "tool_error", ErrorMessage: msg, Args: args}
+		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "tool_error", ErrorMessage: msg, Args: args}
 	}
-	return Outcome{Result: res, Status: "ok", Args: args}
+	return Outcome{Result: res, Status: StatusOK, Args: args}
 }
 
 // ToolError is a handler failure with a type the hooks and the model can see.
@@ -173,71 +230,6 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string { return e.Message }
-
-func blocked(msg string, args map[string]any) Outcome {
-	return Outcome{Result: ErrorResult(msg, nil), Status: "blocked", ErrorType: "blocked", ErrorMessage: msg, Args: args}
-}
-
-// approve asks the Approver; it returns "" when the call may go on, else the block message.
-func (p *Pipeline) approve(ctx context.Context, c Call, args map[string]any, d hooks.Directive) string {
-	if p.Approver == nil {
-		reason := d.Message
-		if reason == "" {
-			reason = "a plugin asked for approval"
-		}
-		return fmt.Sprintf("BLOCKED: plugin approval required for %s (%s), and no one is here to approve it: run interactively to answer the prompt", c.Name, reason)
-	}
-	rule := d.RuleKey
-	if rule == "" {
-		rule = c.Name
-	}
-	choice, err := p.Approver.Approve(ctx, ApprovalRequest{ToolName: c.Name, Args: args, Message: d.Message, RuleKey: rule, ToolCallID: c.ToolCallID, TurnID: c.TurnID})
-	if err != nil {
-		return "BLOCKED: plugin approval gate failed for " + c.Name
-	}
-	switch choice {
-	case "once", "session", "always":
-		return ""
-	}
-	return "BLOCKED: plugin approval required for " + c.Name
-}
-
-func (p *Pipeline) after(ctx context.Context, c Call, out *Outcome) {
-	if p.Hooks == nil {
-		return
-	}
-	payload := map[string]any{
-		"tool_name": c.Name, "args": out.Args, "result": out.Result, "task_id": c.TaskID,
-		"session_id": c.SessionID, "tool_call_id": c.ToolCallID, "turn_id": c.TurnID, "api_request_id": "",
-		"duration_ms": out.Duration.Milliseconds(), "status": out.Status,
-		"error_type": nilIfEmpty(out.ErrorType), "error_message": nilIfEmpty(out.ErrorMessage),
-	}
-	if p.Hooks.Has("post_tool_call") {
-		post := copyMap(payload)
-		post["middleware_trace"] = []any{}
-		p.Hooks.Fire(ctx, "post_tool_call", post)
-	}
-	if p.Hooks.Has("transform_tool_result") {
-		if s, ok := hooks.FirstString(p.Hooks.Fire(ctx, "transform_tool_result", payload), false); ok {
-			out.Result = s
-		}
-	}
-}
-
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
 
 // MaxArgsDepth is how deeply tool arguments may nest (objects and arrays).
 const MaxArgsDepth = 512

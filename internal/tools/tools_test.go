@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/hooks"
 )
 
 func echoTool(name, toolset, source string) *Tool {
@@ -113,16 +115,16 @@ type fakeHooks struct {
 	during  func(hook string) // runs inside Fire (a Ctrl-C while the hooks run)
 }
 
-func (f *fakeHooks) Has(h string) bool { _, ok := f.results[h]; return ok }
-func (f *fakeHooks) Fire(_ context.Context, h string, p map[string]any) []any {
+func (f *fakeHooks) Has(h hooks.Name) bool { _, ok := f.results[string(h)]; return ok }
+func (f *fakeHooks) Fire(_ context.Context, h hooks.Name, p map[string]any) []any {
 	if f.seen == nil {
 		f.seen = map[string][]map[string]any{}
 	}
-	f.seen[h] = append(f.seen[h], p)
+	f.seen[string(h)] = append(f.seen[string(h)], p)
 	if f.during != nil {
-		f.during(h)
+		f.during(string(h))
 	}
-	return f.results[h]
+	return f.results[string(h)]
 }
 
 // Interrupted while pre_tool_call guards run (a guard's timeout block is what
@@ -150,8 +152,8 @@ func TestPipelineInterruptedDuringGuards(t *testing.T) {
 
 type fixedApprover string
 
-func (a fixedApprover) Approve(context.Context, ApprovalRequest) (string, error) {
-	return string(a), nil
+func (a fixedApprover) Approve(context.Context, ApprovalRequest) (ApprovalChoice, error) {
+	return ApprovalChoice(a), nil
 }
 
 func TestPipeline(t *testing.T) {
@@ -160,7 +162,7 @@ func TestPipeline(t *testing.T) {
 		hooks      map[string][]any
 		approver   Approver
 		args       map[string]any
-		wantStatus string
+		wantStatus Status
 		wantResult string // substring
 	}{
 		{"plain call", nil, nil, map[string]any{"name": "Ada"}, "ok", `{"got": "Ada"}`},
@@ -194,7 +196,7 @@ func TestPipeline(t *testing.T) {
 				t.Fatalf("got %s %s, want %s containing %q", out.Status, out.Result, c.wantStatus, c.wantResult)
 			}
 			post := fh.seen["post_tool_call"]
-			if len(post) != 1 || post[0]["status"] != out.Status || post[0]["tool_name"] != "echo" {
+			if len(post) != 1 || post[0]["status"] != string(out.Status) || post[0]["tool_name"] != "echo" {
 				t.Fatalf("post_tool_call fired %d times with %v", len(post), post)
 			}
 		})

@@ -25,6 +25,20 @@ func tool(name, source string) *tools.Tool {
 		Handler: func(context.Context, map[string]any, map[string]any) (string, error) { return `"` + source + `"`, nil }}
 }
 
+// payload is what the catalog says hook carries, every field nil.
+func payload(t *testing.T, hook string) map[string]any {
+	t.Helper()
+	spec, ok := hooks.Lookup(hook)
+	if !ok {
+		t.Fatalf("%s is not in the hook catalog", hook)
+	}
+	p := map[string]any{}
+	for _, f := range spec.Fields {
+		p[f] = nil
+	}
+	return p
+}
+
 func hook(name string, out *[]string, tag string) *Hook {
 	return &Hook{Hook: name, Callback: tag, Handle: tag, Invoke: func(context.Context, map[string]any) (any, error) {
 		*out = append(*out, tag)
@@ -50,7 +64,7 @@ func TestPendingUntilCommit(t *testing.T) {
 	if _, ok := r.Tools().Get("t1"); !ok {
 		t.Fatal("tool missing after commit")
 	}
-	r.Hooks().Fire(context.Background(), "post_tool_call", map[string]any{})
+	r.Hooks().Fire(context.Background(), hooks.HookPostToolCall, payload(t, "post_tool_call"))
 	if !reflect.DeepEqual(fired, []string{"h1"}) {
 		t.Fatalf("fired %v", fired)
 	}
@@ -153,7 +167,7 @@ func TestRestartKeepsIdenticalRegistrations(t *testing.T) {
 		t.Fatal("identical registrations not recognised")
 	}
 	r.Resume("a")
-	r.Hooks().Fire(context.Background(), "post_tool_call", map[string]any{})
+	r.Hooks().Fire(context.Background(), hooks.HookPostToolCall, payload(t, "post_tool_call"))
 	if !reflect.DeepEqual(fired, []string{"h1"}) {
 		t.Fatalf("after resume fired %v, want the one committed callback", fired)
 	}
@@ -170,7 +184,7 @@ func TestRestartKeepsIdenticalRegistrations(t *testing.T) {
 	r.Withdraw("a")
 	r.Commit("a")
 	fired = nil
-	r.Hooks().Fire(context.Background(), "post_tool_call", map[string]any{})
+	r.Hooks().Fire(context.Background(), hooks.HookPostToolCall, payload(t, "post_tool_call"))
 	if !reflect.DeepEqual(fired, []string{"h2"}) {
 		t.Fatalf("after replacing fired %v, want h2", fired)
 	}

@@ -378,15 +378,15 @@ func TestSearchFiles(t *testing.T) {
 }
 
 type scriptedApprover struct {
-	answer string
+	answer approval.Choice
 	asked  []approval.CommandRequest
 }
 
-func (s *scriptedApprover) Approve(context.Context, tools.ApprovalRequest) (string, error) {
+func (s *scriptedApprover) Approve(context.Context, tools.ApprovalRequest) (approval.Choice, error) {
 	return s.answer, nil
 }
 
-func (s *scriptedApprover) ApproveCommand(_ context.Context, r approval.CommandRequest) (string, error) {
+func (s *scriptedApprover) ApproveCommand(_ context.Context, r approval.CommandRequest) (approval.Choice, error) {
 	s.asked = append(s.asked, r)
 	return s.answer, nil
 }

@@ -98,7 +98,7 @@ func (t *toolbox) gate(ctx context.Context, command string, kwargs map[string]an
 	}
 	callID, _ := kwargs["tool_call_id"].(string)
 	turnID, _ := kwargs["turn_id"].(string)
-	var choice string
+	var choice approval.Choice
 	var err error
 	if ca, ok := t.opts.Approver.(approval.CommandApprover); ok {
 		choice, err = ca.ApproveCommand(ctx, approval.CommandRequest{Command: command, Findings: d.Findings, ToolCallID: callID, TurnID: turnID})
@@ -111,8 +111,7 @@ func (t *toolbox) gate(ctx context.Context, command string, kwargs map[string]an
 	if err != nil && ctx.Err() != nil {
 		return "", "BLOCKED: the approval prompt was interrupted; the command did not run."
 	}
-	switch choice {
-	case approval.ChoiceOnce, approval.ChoiceSession, approval.ChoiceAlways:
+	if choice.Approves() {
 		return fmt.Sprintf("Command required approval (%s) and was approved by the user.", desc), ""
 	}
 	return "", fmt.Sprintf("BLOCKED: the user denied this command (%s). The user has NOT consented to this action. "+
