@@ -46,7 +46,7 @@ func (host *Host) registerBuiltinTools() error {
 	hk := host.Registry.Hooks()
 	return builtin.Register(host.Registry.Tools(), builtin.Options{
 		WorkDir:        host.f.Cwd,
-		Guard:          approval.NewGuardFromStore(host.Store()),
+		Guard:          host.guard(),
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
 		SecretPaths:    []string{h.EnvPath()},
@@ -65,4 +65,13 @@ func (host *Host) registerBuiltinTools() error {
 			return output
 		},
 	})
+}
+
+// guard is the terminal tool's command guard: the rules of config.yaml, and the
+// home directory and policy files of this profile (a write to its config.yaml
+// or .env needs approval, whichever profile is in use).
+func (host *Host) guard() *approval.Guard {
+	g := approval.NewGuardFromStore(host.Store())
+	g.Places = approval.Places{UserHome: host.f.Env("HOME"), Policy: []string{host.home.ConfigPath(), host.home.EnvPath()}}
+	return g
 }

@@ -78,6 +78,9 @@ func (d Decision) Description() string {
 type Guard struct {
 	Deny  []string // approvals.deny: fnmatch globs (case-insensitive), always blocked
 	Allow []string // command_allowlist: pattern keys or exact commands, approved without asking
+	// Places are the home directory and the profile's policy files the rules
+	// protect (the zero value knows them only as ~ and $HOME).
+	Places Places
 
 	once    sync.Once
 	load    func() (*config.Doc, error)
@@ -152,7 +155,7 @@ func (g *Guard) Check(cmd string) Decision {
 		g = &Guard{}
 	}
 	g.ensure()
-	v := Classify(cmd)
+	v := ClassifyIn(cmd, g.Places)
 	if v.Hardline != nil {
 		return Decision{Action: Block, Hardline: v.Hardline, Message: HardlineMessage(v.Hardline.Key)}
 	}
@@ -216,7 +219,7 @@ func matchDeny(cmd string, globs []string) string {
 		return ""
 	}
 	cands := []string{strings.TrimSpace(cmd)}
-	for _, c := range analyze(cmd).cmds {
+	for _, c := range analyze(cmd, &Places{}).cmds {
 		cands = append(cands, strings.Join(c.words, " "))
 		if len(c.wrappers) > 0 && c.name != "" {
 			cands = append(cands, strings.Join(append([]string{c.name}, c.args...), " "))

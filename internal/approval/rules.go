@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"os"
 	"path"
 	"strings"
 
@@ -101,7 +100,7 @@ type cmdRule struct {
 var hardlineRules = []cmdRule{
 	{KeyRootDelete, true, func(c *command) bool { return c.name == "rm" && anyOperand(c.args, isRootPath) }},
 	{KeySystemDelete, true, func(c *command) bool { return c.name == "rm" && anyOperand(c.args, isSystemDir) }},
-	{KeyHomeDelete, true, func(c *command) bool { return c.name == "rm" && anyOperand(c.args, isHomeDir) }},
+	{KeyHomeDelete, true, func(c *command) bool { return c.name == "rm" && anyOperand(c.args, c.places.isHomeDir) }},
 	{KeyMkfsDevice, true, func(c *command) bool {
 		return (isMkfs(c.name) || c.name == "mkswap" || strings.HasPrefix(c.name, "newfs")) && anyOperand(c.args, isBlockDevice)
 	}},
@@ -149,7 +148,7 @@ var hardlineRules = []cmdRule{
 		if len(ops) < 2 || !worldWritable(ops[0]) {
 			return false
 		}
-		return anyOperand(ops[1:], func(p string) bool { return isRootPath(p) || isSystemDir(p) || isHomeDir(p) })
+		return anyOperand(ops[1:], func(p string) bool { return isRootPath(p) || isSystemDir(p) || c.places.isHomeDir(p) })
 	}},
 }
 
@@ -169,13 +168,13 @@ var dangerousRules = []cmdRule{
 	}},
 	{KeyMkfs, false, func(c *command) bool { return isMkfs(c.name) }},
 	{KeyDiskCopy, false, func(c *command) bool { return c.name == "dd" && anyArgPrefix(c.args, "if=") }},
-	{KeyTee, false, func(c *command) bool { return c.name == "tee" && anyOperand(c.args, isSensitiveWrite) }},
+	{KeyTee, false, func(c *command) bool { return c.name == "tee" && anyOperand(c.args, c.places.isSensitiveWrite) }},
 	{KeyCopyEtc, false, func(c *command) bool {
 		if !oneOf(c.name, "cp", "mv", "install", "ln", "rsync") {
 			return false
 		}
 		ops := operands(c.args)
-		return len(ops) >= 2 && isSensitiveWrite(ops[len(ops)-1])
+		return len(ops) >= 2 && c.places.isSensitiveWrite(ops[len(ops)-1])
 	}},
 	{KeySedEtc, false, func(c *command) bool {
 		inPlace := false
@@ -193,7 +192,7 @@ var dangerousRules = []cmdRule{
 				}
 			}
 		}
-		return inPlace && anyOperand(c.args, isSensitiveWrite)
+		return inPlace && anyOperand(c.args, c.places.isSensitiveWrite)
 	}},
 	{KeyService, false, func(c *command) bool {
 		ops := operands(c.args)
@@ -295,12 +294,26 @@ var (
 	rawRootRm   = lazyre.New(`(^|[;&|(\s])rm\s+(-\S+\s+)*("|')?(/|/\*|~/?|\$HOME/?)("|')?(\s|$|[;&|)])`)
 )
 
-// Classify says whether command is hardline-blocked, needs approval, or neither.
+// Places are the paths the rules judge by that depend on who runs hermes.
+type Places struct {
+	// UserHome is the user's home directory ("": only the ~ and $HOME spellings
+	// name it).
+	UserHome string
+	// Policy are the files whose overwrite changes what Hermes allows: the
+	// config.yaml and .env of the profile in use.
+	Policy []string
+}
+
+// Classify is ClassifyIn with no Places: it knows the home directory and
+// ~/.hermes only by their ~ and $HOME spellings.
+func Classify(cmd string) Verdict { return ClassifyIn(cmd, Places{}) }
+
+// ClassifyIn says whether command is hardline-blocked, needs approval, or neither.
 // It reads the command as bash would: quoted text is data (echo "rm -rf /" is
 // harmless) but text handed to another shell (bash -c, eval, sh <<EOF, echo … | sh)
 // is code.
-func Classify(cmd string) Verdict {
-	a := analyze(cmd)
+func ClassifyIn(cmd string, places Places) Verdict {
+	a := analyze(cmd, &places)
 	var v Verdict
 	seen := map[string]bool{}
 	hard := func(key string) {
@@ -342,7 +355,7 @@ func Classify(cmd string) Verdict {
 				cwdKey = KeyRootDelete
 			} else if isSystemDir(d) {
 				cwdKey = KeySystemDelete
-			} else if isHomeDir(d) {
+			} else if a.places.isHomeDir(d) {
 				cwdKey = KeyHomeDelete
 			}
 		case c.name == "rm" && cwdKey != "" && recursive(c.args):
@@ -380,7 +393,7 @@ func Classify(cmd string) Verdict {
 			add(KeyRedirectDevice)
 		case isEtc(r.target):
 			add(KeyEtcRedirect)
-		case isSensitiveWrite(r.target):
+		case a.places.isSensitiveWrite(r.target):
 			add(KeySensitiveRedir)
 		}
 	}
@@ -682,12 +695,12 @@ func isSystemDir(p string) bool {
 	return systemDirs[path.Clean(p)]
 }
 
-func isHomeDir(p string) bool {
+func (pl *Places) isHomeDir(p string) bool {
 	p = strings.TrimSuffix(strings.TrimRight(p, "*"), "/")
 	if p == "~" || p == "$HOME" {
 		return true
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "/" && strings.HasPrefix(p, "/") && path.Clean(p) == path.Clean(home) {
+	if home := pl.UserHome; home != "" && home != "/" && strings.HasPrefix(p, "/") && path.Clean(p) == path.Clean(home) {
 		return true
 	}
 	return false
@@ -701,7 +714,7 @@ var sensitiveHome = []string{".ssh/", ".bashrc", ".zshrc", ".profile", ".bash_pr
 
 // isSensitiveWrite: a target whose overwrite changes the system or the user's
 // login, keys or Hermes policy (/etc, ~/.ssh, shell rc files, ~/.hermes/config.yaml).
-func isSensitiveWrite(p string) bool {
+func (pl *Places) isSensitiveWrite(p string) bool {
 	if isEtc(p) || isBlockDevice(p) {
 		return true
 	}
@@ -712,12 +725,11 @@ func isSensitiveWrite(p string) bool {
 	case strings.HasPrefix(p, "$HOME/"):
 		rel = p[6:]
 	default:
-		if home, err := os.UserHomeDir(); err == nil && home != "/" && strings.HasPrefix(p, home+"/") {
+		if home := pl.UserHome; home != "" && home != "/" && strings.HasPrefix(p, home+"/") {
 			rel = p[len(home)+1:]
 		}
-		if hh := os.Getenv("HERMES_HOME"); hh != "" && strings.HasPrefix(p, strings.TrimSuffix(hh, "/")+"/") {
-			r := p[len(strings.TrimSuffix(hh, "/"))+1:]
-			if r == "config.yaml" || r == ".env" {
+		for _, f := range pl.Policy {
+			if path.Clean(p) == path.Clean(f) {
 				return true
 			}
 		}

@@ -8,7 +8,6 @@ import (
 // The corpus: every hardline rule and every dangerous rule has at least one sample
 // that must fire and a look-alike that must not.
 func TestClassifyHardline(t *testing.T) {
-	t.Setenv("HOME", "/home/ada")
 	cases := []struct {
 		cmd  string
 		want string // hardline key, "" = not hardline
@@ -104,7 +103,7 @@ func TestClassifyHardline(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
-			v := Classify(c.cmd)
+			v := ClassifyIn(c.cmd, testPlaces)
 			got := ""
 			if v.Hardline != nil {
 				got = v.Hardline.Key
@@ -120,7 +119,6 @@ func TestClassifyHardline(t *testing.T) {
 }
 
 func TestClassifyDangerous(t *testing.T) {
-	t.Setenv("HOME", "/home/ada")
 	cases := []struct {
 		cmd  string
 		want string // a key that must be among the findings; "" = no findings at all
@@ -209,7 +207,7 @@ func TestClassifyDangerous(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
-			v := Classify(c.cmd)
+			v := ClassifyIn(c.cmd, testPlaces)
 			if v.Hardline != nil {
 				t.Fatalf("Classify(%q) is hardline %q, want dangerous %q", c.cmd, v.Hardline.Key, c.want)
 			}
@@ -290,3 +288,6 @@ func TestGuardDenyRulesAndAllowlist(t *testing.T) {
 		})
 	}
 }
+
+// testPlaces is a user whose home is /home/ada.
+var testPlaces = Places{UserHome: "/home/ada"}

@@ -11,6 +11,7 @@ import (
 // static text allows: quotes removed, backslash escapes undone, "r”m" joined to
 // "rm". A dynamic part stays as its source spelling ("$HOME", "$(…)").
 type command struct {
+	places   *Places  // where the user's home and Hermes' policy files are
 	name     string   // the program actually run, base name, lower case ("" if dynamic)
 	args     []string // arguments after the program
 	words    []string // every word as written, wrappers included
@@ -26,6 +27,7 @@ type redirect struct {
 
 // analysis is what a command line would execute, found by parsing it as bash.
 type analysis struct {
+	places   *Places
 	cmds     []*command
 	redirs   []redirect
 	pipes    [][][]*command // pipelines: stages, each stage's commands
@@ -43,12 +45,15 @@ const maxPayloadDepth = 6
 // not something a model writes by hand, and parsing it must stay cheap.
 const maxCommandBytes = 256 << 10
 
-func analyze(src string) *analysis {
+func analyze(src string, places *Places) *analysis {
 	// The parser wants UTF-8. An invalid byte cannot spell a command name the rules
 	// know, so a replacement character in its place loses nothing.
 	src = strings.ToValidUTF8(src, "\uFFFD")
-	a := &analysis{}
+	a := &analysis{places: places}
 	a.add(src, 0)
+	for _, c := range a.cmds {
+		c.places = places
+	}
 	return a
 }
 
