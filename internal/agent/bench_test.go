@@ -54,7 +54,7 @@ func benchTurn(b *testing.B, hooked int) {
 		write(filepath.Join(h.PluginsDir(), n, "__init__.py"), hookedPlugin)
 	}
 	write(h.ConfigPath(), "_config_version: 21\nplugins:\n  enabled: ["+strings.Join(names, ", ")+"]\n")
-	m := plugins.New(plugins.Options{Home: h, Env: os.Getenv, Cwd: dir, HostVersion: "0.0.0-bench"})
+	m := plugins.New(plugins.Options{Home: h, Env: os.Getenv, Environ: os.Environ, Cwd: dir, HostVersion: "0.0.0-bench"})
 	ctx := context.Background()
 	if err := m.Discover(); err != nil {
 		b.Fatal(err)

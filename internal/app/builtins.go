@@ -46,6 +46,7 @@ func (host *Host) registerBuiltinTools() error {
 	hk := host.Registry.Hooks()
 	return builtin.Register(host.Registry.Tools(), builtin.Options{
 		WorkDir:        host.f.Cwd,
+		Environ:        host.f.environ(),
 		Guard:          host.guard(),
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},

@@ -84,6 +84,14 @@ func profileInUse(h home.Home) bool {
 	return false
 }
 
+// environ is the process environment (none when the Factory has no Environ).
+func (f *Factory) environ() []string {
+	if f.Environ == nil {
+		return nil
+	}
+	return f.Environ()
+}
+
 // Color reports whether output to a TTY may use colour.
 func (f *Factory) Color() bool {
 	return f.IO.OutTTY && f.Env("NO_COLOR") == "" && f.Env("TERM") != "dumb"

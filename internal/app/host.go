@@ -46,12 +46,14 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Config:      doc,
 		Home:        h,
 		Env:         f.Env,
+		Environ:     f.Environ,
 		Cwd:         f.Cwd,
 		HostVersion: f.Version,
 		Builtins:    builtinPlugins(),
 		Sink:        f.Logs().PluginLine,
 		Logger:      f.Logger(),
 		Agent:       host.agent,
+		StallOut:    f.IO.Err,
 	}
 	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
 		opts.Approver = host.Approver

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +63,7 @@ var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 func FromConfig(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string) (Config, error) {
 	_ = ctx
 	if env == nil {
-		env = os.Getenv
+		env = func(string) string { return "" }
 	}
 	lookup := func(name string) (string, bool) {
 		if v := env(name); v != "" {

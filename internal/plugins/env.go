@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -16,7 +15,7 @@ func (m *Manager) pluginEnv() []string {
 		if err != nil {
 			m.warn("plugins start without the variables of %s: %v", m.opts.Home.EnvPath(), err)
 		}
-		m.env = withDotenv(os.Environ(), dotenv)
+		m.env = withDotenv(m.opts.Environ(), dotenv)
 	})
 	return append(slices.Clip(m.env), home.EnvHome+"="+m.opts.Home.Dir)
 }

@@ -158,6 +158,7 @@ func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 			}
 			return os.Getenv(k)
 		},
+		Environ:     os.Environ,
 		Cwd:         t.TempDir(),
 		HostVersion: "0.0.0-test",
 		Sink:        env.sink.add,

@@ -39,8 +39,11 @@ type Builtin struct {
 
 // Options configure a Manager.
 type Options struct {
-	Home        home.Home
-	Env         func(string) string
+	Home home.Home
+	Env  func(string) string
+	// Environ is the process environment plugin processes inherit (with
+	// $HERMES_HOME/.env over it); nil: none.
+	Environ     func() []string
 	Cwd         string
 	HostVersion string
 	Builtins    []Builtin
@@ -59,7 +62,7 @@ type Options struct {
 	Tools hostapi.ToolRunner
 	// Agent serves ctx.inject_message and ctx.llm (nil: unavailable).
 	Agent hostapi.AgentServices
-	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: stderr).
+	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: nowhere).
 	StallOut io.Writer
 }
 
@@ -90,7 +93,10 @@ type Manager struct {
 // New creates a manager; call Discover, then Load.
 func New(opts Options) *Manager {
 	if opts.Env == nil {
-		opts.Env = os.Getenv
+		opts.Env = func(string) string { return "" }
+	}
+	if opts.Environ == nil {
+		opts.Environ = func() []string { return nil }
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -119,7 +125,7 @@ func New(opts Options) *Manager {
 		m.stall.KeepDir = stallDir
 	}
 	if m.stall.Out == nil {
-		m.stall.Out = os.Stderr
+		m.stall.Out = io.Discard
 	}
 	m.py = python.New(python.Options{
 		Configured: func() string { return m.Settings().Python }, Env: opts.Env,

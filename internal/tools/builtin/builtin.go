@@ -76,6 +76,9 @@ type Options struct {
 	// SecretPaths are files read_file and search_files will not read (the CLI adds
 	// $HERMES_HOME/.env, which holds API keys); the model gets a refusal instead.
 	SecretPaths []string
+	// Environ is the environment terminal commands inherit (hermes' own; nil:
+	// none besides PAGER settings and Env).
+	Environ []string
 	// Env is added to the environment of terminal commands (tests put a marker here).
 	Env []string
 }

@@ -18,6 +18,9 @@ import (
 func newPipeline(t *testing.T, opts Options) *tools.Pipeline {
 	t.Helper()
 	reg := tools.NewRegistry()
+	if opts.Environ == nil {
+		opts.Environ = os.Environ() // terminal commands inherit hermes' environment
+	}
 	if err := Register(reg, opts); err != nil {
 		t.Fatal(err)
 	}

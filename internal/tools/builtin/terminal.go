@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -144,7 +145,7 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat")
+	cmd.Env = append(slices.Clip(t.opts.Environ), "PAGER=cat", "GIT_PAGER=cat")
 	cmd.Env = append(cmd.Env, t.opts.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
