@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -119,7 +120,7 @@ func New(o Options) *Agent {
 		o.ToolResultCap = 100_000
 	}
 	if o.Now == nil {
-		o.Now = time.Now
+		o.Now = clock.Now
 	}
 	return &Agent{o: o}
 }

@@ -2,8 +2,8 @@ package app
 
 import (
 	"os"
-	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/mattn/go-isatty"
 )
 
@@ -21,7 +21,7 @@ func New(version string) *Factory {
 		Env:     os.Getenv,
 		Environ: os.Environ,
 		Cwd:     cwd,
-		Now:     time.Now,
+		Now:     clock.Now,
 		Version: version,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
 )
@@ -43,7 +44,7 @@ func registerDatetime(ctx pluginsdk.Context) error {
 		Description: "Returns the current date and time. Pass an IANA time zone such as Europe/Paris; default is the host's local zone.",
 		Parameters:  pluginsdk.Object(pluginsdk.Props{"timezone": pluginsdk.String("IANA time zone name, e.g. America/New_York")}),
 		Handler: func(_ context.Context, call pluginsdk.ToolCall) (string, error) {
-			now := time.Now()
+			now := clock.Now()
 			loc := time.Local
 			if tz := call.String("timezone"); tz != "" {
 				l, err := time.LoadLocation(tz)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/hermes-go/hermes/internal/clock"
 )
 
 // Upstream's defaults (reference §8.7, §8.8).
@@ -74,7 +75,7 @@ type Loader struct {
 	// Client is used for fetches; nil builds one. Timeouts and size caps apply
 	// either way.
 	Client *http.Client
-	// Now is the clock for cache ages (nil: time.Now).
+	// Now is the clock for cache ages (nil: clock.Now).
 	Now func() time.Time
 
 	// Limits, zero = upstream's defaults (tests shrink them).
@@ -196,7 +197,7 @@ func (l *Loader) walk(ctx context.Context, s sourceSpec, c *partResult) (*part, 
 	if l.CacheDir != "" {
 		cachePath = filepath.Join(l.CacheDir, s.file)
 	}
-	now := time.Now
+	now := clock.Now
 	if l.Now != nil {
 		now = l.Now
 	}

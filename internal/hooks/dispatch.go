@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -57,7 +58,7 @@ type Options struct {
 	// caller; 0 disables the bounded path (bounded hooks run unbounded).
 	Timeout time.Duration
 	Logger  *slog.Logger
-	// Now is the clock for suppression windows; default time.Now.
+	// Now is the clock for suppression windows; default clock.Now.
 	Now func() time.Time
 }
 
@@ -115,7 +116,7 @@ func New(opts Options) *Dispatcher {
 		d.log = slog.Default()
 	}
 	if d.now == nil {
-		d.now = time.Now
+		d.now = clock.Now
 	}
 	d.SetTimeout(opts.Timeout)
 	empty := map[string][]*registration{}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/clock"
 )
 
 // Reasons an attempt failed (APIError.Reason): short, stable words for hook payloads
@@ -90,7 +92,7 @@ func errorFromHTTP(endpoint string, resp *http.Response, body []byte) *APIError 
 	default:
 		e.Reason = ReasonBadRequest
 	}
-	e.RetryAfter = retryAfter(resp.Header, time.Now())
+	e.RetryAfter = retryAfter(resp.Header, clock.Now())
 	switch {
 	case looksHTML(resp.Header.Get("Content-Type"), body):
 		e.Message = "the server answered with an HTML page"

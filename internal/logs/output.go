@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/clock"
 )
 
 // Plugin output lines shown on stderr are rate limited so a plugin that floods its
@@ -56,7 +58,7 @@ type rateWindow struct {
 // New returns an Output; Close it to close plugins.log.
 func New(opts Options) *Output {
 	if opts.Now == nil {
-		opts.Now = time.Now
+		opts.Now = clock.Now
 	}
 	if opts.Err == nil {
 		opts.Err = io.Discard

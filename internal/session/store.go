@@ -24,6 +24,7 @@ import (
 
 	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -139,20 +140,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// Several processes opening a new store at once race to switch it to WAL and
 	// create the schema; SQLite answers some of those lock waits with SQLITE_BUSY
 	// at once instead of calling the busy handler, so a busy first open is retried.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := clock.Now().Add(10 * time.Second)
 	for attempt := 1; ; attempt++ {
 		db, err := sql.Open("sqlite", dsn)
 		if err != nil {
 			return nil, unreadable(path, err)
 		}
 		db.SetMaxOpenConns(4)
-		s := &Store{db: db, path: path, now: time.Now}
+		s := &Store{db: db, path: path, now: clock.Now}
 		err = s.migrate(ctx)
 		if err == nil {
 			return s, nil
 		}
 		db.Close()
-		if !isBusy(err) || time.Now().After(deadline) {
+		if !isBusy(err) || clock.Now().After(deadline) {
 			return nil, err
 		}
 		select {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/hooks"
 )
 
@@ -23,7 +24,7 @@ func (h Hooked) Execute(ctx context.Context, c Call) Outcome {
 	if h.Hooks == nil {
 		return h.Next.Execute(ctx, c)
 	}
-	start := time.Now()
+	start := clock.Now()
 	out := h.run(ctx, c)
 	out.Duration = time.Since(start)
 	h.after(ctx, c, &out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/hooks"
 )
 
@@ -167,7 +168,7 @@ func (p *core) prepare(ctx context.Context, c Call) (Call, Outcome, bool) {
 
 // Execute runs c, preparing it first unless that was done.
 func (p *core) Execute(ctx context.Context, c Call) Outcome {
-	start := time.Now()
+	start := clock.Now()
 	out := p.execute(ctx, c)
 	out.Duration = time.Since(start)
 	return out

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/clock"
 )
 
 // StallReporter writes what hermes knows about a call that went unanswered:
@@ -57,7 +59,7 @@ func (r *StallReporter) Report(plugin string, proc *Process, python bool, what, 
 		_, _ = io.WriteString(r.Out, b.String())
 	}
 	if r.KeepDir != "" {
-		now := time.Now
+		now := clock.Now
 		if r.Now != nil {
 			now = r.Now
 		}
