@@ -161,9 +161,7 @@ func (l *Loader) Load(ctx context.Context) *Catalog {
 	// The kill list is the union of ours and the live one (as upstream unions the
 	// in-tree and live lists).
 	c.Removed = append(append([]Removed{}, seedRemoved...), cat.removed...)
-	for _, s := range append(cat.skipped, idx.skipped...) {
-		c.Skipped = append(c.Skipped, s)
-	}
+	c.Skipped = append(c.Skipped, append(cat.skipped, idx.skipped...)...)
 	return c
 }
 

@@ -527,7 +527,7 @@ func publish(pluginsDir, stage, name string, row Row, metaPath string) error {
 	}
 	target := filepath.Join(pluginsDir, name)
 	old := filepath.Join(stage, oldTree)
-	undo := func() {}
+	var undo func()
 	switch {
 	case !exists(target):
 		if err := os.Rename(staged, target); err != nil {

@@ -13,7 +13,7 @@ func TestLazyCompile(t *testing.T) {
 	if m := r.FindStringSubmatch("abbb"); len(m) != 2 || m[1] != "bbb" {
 		t.Errorf("FindStringSubmatch = %q", m)
 	}
-	if r.Get() != r.Get() {
+	if first, again := r.Get(), r.Get(); first != again {
 		t.Error("compiled twice")
 	}
 }

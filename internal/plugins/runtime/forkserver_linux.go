@@ -73,7 +73,7 @@ func StartForkServer(ctx context.Context, interp, script string, env []string, d
 
 	pp, err := newPipes() // only stdout/stderr are used
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, err
 	}
 	closeAll(pp.toPluginR, pp.toPluginW, pp.fromPluginR, pp.fromPluginW)
@@ -85,7 +85,7 @@ func StartForkServer(ctx context.Context, interp, script string, env []string, d
 	cmd.ExtraFiles = []*os.File{childEnd}
 	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
-		conn.Close()
+		_ = conn.Close()
 		closeAll(pp.stdoutR, pp.stdoutW, pp.stderrR, pp.stderrW)
 		return nil, fmt.Errorf("start python fork server %s: %w", interp, err)
 	}
@@ -298,7 +298,7 @@ func cutEnv(kv string) (string, string, bool) {
 
 // Close stops the server: it kills what is left of its children and exits.
 func (fs *ForkServer) Close() {
-	fs.conn.Close()
+	_ = fs.conn.Close()
 	select {
 	case <-fs.gone:
 	case <-time.After(2 * time.Second):
