@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -242,9 +243,9 @@ func decodeExact(raw json.RawMessage, v any) error {
 	}
 	switch x := v.(type) {
 	case *protocol.ConfigSetParams:
-		x.Value = protocol.ExactNumbers(x.Value)
+		x.Value = jsonx.ExactNumbers(x.Value)
 	case *protocol.StateSetParams:
-		x.Value = protocol.ExactNumbers(x.Value)
+		x.Value = jsonx.ExactNumbers(x.Value)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/hermes-go/hermes/internal/jsonx"
 )
 
 // jsonAppender is implemented by params that encode themselves without
@@ -16,7 +18,7 @@ type jsonAppender interface {
 
 func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"handle":`...)
-	b = appendJSONString(b, p.Handle)
+	b = jsonx.AppendString(b, p.Handle)
 	b = append(b, `,"args":`...)
 	var err error
 	if b, err = appendValue(b, p.Args); err != nil {
@@ -36,13 +38,13 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendValue encodes the plain JSON values tool arguments are made of, exactly
-// as encoding/json does (sorted keys, same escaping but for HTML, see Marshal); anything else goes through it.
+// as encoding/json does (sorted keys, same escaping but for HTML, see jsonx.Marshal); anything else goes through it.
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return jsonx.AppendString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number:
@@ -74,7 +76,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = jsonx.AppendString(b, k)
 			b = append(b, ':')
 			var err error
 			if b, err = appendValue(b, x[k]); err != nil {
@@ -98,7 +100,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	enc, err := Marshal(v)
+	enc, err := jsonx.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/internal/jsonx"
 )
 
 func TestToolCallParamsEncoding(t *testing.T) {
@@ -82,42 +84,6 @@ func FuzzToolCallParamsEncoding(f *testing.F) {
 	})
 }
 
-// jsonNoHTML is what appendJSONString and Marshal must produce: encoding/json
-// without HTML escaping.
-func jsonNoHTML(t testing.TB, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-func TestAppendJSONStringMatchesEncoder(t *testing.T) {
-	for _, s := range []string{
-		"", "plain", "<b>&amp;</b>", `q"uote\back`, "\b\f\n\r\t\x00\x01\x1f\x7f",
-		"é ü 日本 🙂", "\u2028\u2029", "bad \xff utf8 \xc3", "<" + strings.Repeat("é<", 50),
-	} {
-		got := appendJSONString([]byte("x"), s)
-		if want := append([]byte("x"), jsonNoHTML(t, s)...); !bytes.Equal(got, want) {
-			t.Errorf("%q: got %s, want %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "<&>", "\u2028\xff\"\\\x01é"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := appendJSONString(nil, s), jsonNoHTML(t, s); !bytes.Equal(got, want) {
-			t.Fatalf("%q: got %s, want %s", s, got, want)
-		}
-	})
-}
-
 // Nothing sent on a connection grows with HTML: a tool's HTML output is as big on
 // the wire as it is.
 func TestEncodingLeavesHTMLAlone(t *testing.T) {
@@ -127,7 +93,7 @@ func TestEncodingLeavesHTMLAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Marshal(EventParams{Handle: "h", Event: "e", Payload: args})
+	m, err := jsonx.Marshal(EventParams{Handle: "h", Event: "e", Payload: args})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/jsonx"
 )
 
 // ErrMessageTooLarge is returned when a peer sends a line longer than the cap.
@@ -446,7 +448,7 @@ func (c *Conn) respond(id json.RawMessage, method string, res any, err error) {
 			msg.Error = &Error{Code: CodeInternal, Message: err.Error()}
 		}
 	} else {
-		b, merr := Marshal(res)
+		b, merr := jsonx.Marshal(res)
 		if merr != nil {
 			msg.Error = &Error{Code: CodeInternal, Message: "encode result: " + merr.Error()}
 		} else {
@@ -464,7 +466,7 @@ func (c *Conn) respond(id json.RawMessage, method string, res any, err error) {
 
 // write sends one message; what names it in a TooLargeError.
 func (c *Conn) write(msg *Message, what string) error {
-	b, err := Marshal(msg)
+	b, err := jsonx.Marshal(msg)
 	if err != nil {
 		return err
 	}
@@ -493,7 +495,7 @@ func (c *Conn) writeRequest(id int64, method string, params []byte, ap jsonAppen
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, method)
+	b = jsonx.AppendString(b, method)
 	b = append(b, `,"params":`...)
 	if ap != nil {
 		// The hot paths' parameters are encoded straight into the frame.
@@ -638,7 +640,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		ap = a
 	} else {
 		var err error
-		if p, err = Marshal(params); err != nil {
+		if p, err = jsonx.Marshal(params); err != nil {
 			return nil, fmt.Errorf("encode %s params: %w", method, err)
 		}
 	}
@@ -776,7 +778,7 @@ func (c *Conn) forget(id int64) {
 
 // Notify sends a notification (no response expected).
 func (c *Conn) Notify(method string, params any) error {
-	p, err := Marshal(params)
+	p, err := jsonx.Marshal(params)
 	if err != nil {
 		return err
 	}
