@@ -1,4 +1,4 @@
-package protocol
+package pipeio
 
 import (
 	"encoding/json"
@@ -8,15 +8,37 @@ import (
 	"strconv"
 
 	"github.com/hermes-go/hermes/internal/jsonx"
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-// jsonAppender is implemented by params that encode themselves without
-// reflection: the hot path of every tool call.
-type jsonAppender interface {
-	appendJSON(b []byte) ([]byte, error)
+// AppendRequest frames a request by hand: params already encoded (RawParams) go
+// in as they are, where a Message would make encoding/json validate and copy
+// them a second time, and a tool call's are encoded straight into the frame.
+func (t *Transport) AppendRequest(b []byte, id int64, method string, params any) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = jsonx.AppendString(b, method)
+	b = append(b, `,"params":`...)
+	var err error
+	switch p := params.(type) {
+	case protocol.RawParams:
+		b = append(b, p...)
+	case protocol.ToolCallParams:
+		b, err = appendToolCall(b, p)
+	default:
+		var enc []byte
+		enc, err = jsonx.Marshal(params)
+		b = append(b, enc...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, "}\n"...), nil
 }
 
-func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
+// appendToolCall encodes tool call params as encoding/json does, without reflection.
+func appendToolCall(b []byte, p protocol.ToolCallParams) ([]byte, error) {
 	b = append(b, `{"handle":`...)
 	b = jsonx.AppendString(b, p.Handle)
 	b = append(b, `,"args":`...)
@@ -38,7 +60,8 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendValue encodes the plain JSON values tool arguments are made of, exactly
-// as encoding/json does (sorted keys, same escaping but for HTML, see jsonx.Marshal); anything else goes through it.
+// as encoding/json does (sorted keys, same escaping but for HTML, see
+// jsonx.Marshal); anything else goes through jsonx.Marshal.
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
