@@ -22,9 +22,9 @@ import (
 
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/tools"
-	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // Hooks is the part of the hook dispatcher the agent fires.
@@ -327,7 +327,7 @@ func parseArgs(raw string) (map[string]any, error) {
 		return map[string]any{}, nil
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber() // numbers reach the tool as the model wrote them (see protocol.ExactArgs)
+	dec.UseNumber() // numbers reach the tool as the model wrote them (see jsonx.ExactArgs)
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
@@ -335,9 +335,9 @@ func parseArgs(raw string) (map[string]any, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("unexpected data after the JSON object")
 	}
-	m, ok := protocol.ExactArgs(v).(map[string]any)
+	m, ok := jsonx.ExactArgs(v).(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("expected a JSON object, got %s", protocol.KindOf(v))
+		return nil, fmt.Errorf("expected a JSON object, got %s", jsonx.KindOf(v))
 	}
 	return m, nil
 }

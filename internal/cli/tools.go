@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hermes-go/hermes/internal/app"
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/tools"
-	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 func newToolsCmd(f *app.Factory) *cobra.Command {
@@ -174,7 +174,7 @@ func parseToolArgs(text string) (map[string]any, error) {
 	}
 	args, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("got %s instead", protocol.KindOf(v))
+		return nil, fmt.Errorf("got %s instead", jsonx.KindOf(v))
 	}
-	return protocol.ExactArgs(args).(map[string]any), nil
+	return jsonx.ExactArgs(args).(map[string]any), nil
 }

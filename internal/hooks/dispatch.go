@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/clock"
-	"github.com/hermes-go/hermes/pkg/protocol"
+	"github.com/hermes-go/hermes/internal/jsonx"
 )
 
 const (
@@ -259,7 +259,7 @@ type firing struct {
 // encode returns the payload as JSON, encoded once for every callback that forwards it.
 func (f *firing) encode() ([]byte, error) {
 	// Without HTML escaping: a payload carrying HTML would grow sixfold on the wire.
-	f.encodeOnce.Do(func() { f.encoded, f.encodeErr = protocol.Marshal(f.payload) })
+	f.encodeOnce.Do(func() { f.encoded, f.encodeErr = jsonx.Marshal(f.payload) })
 	return f.encoded, f.encodeErr
 }
 

@@ -12,6 +12,8 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/hermes-go/hermes/internal/jsonx"
 )
 
 // Version is the protocol version both sides must agree on in MethodInitialize.
@@ -404,9 +406,9 @@ type MiddlewareNextParams struct {
 func EncodeHookCall(handle, hook string, kwargs []byte) RawParams {
 	b := make([]byte, 0, len(kwargs)+len(handle)+len(hook)+40)
 	b = append(b, `{"handle":`...)
-	b = appendJSONString(b, handle)
+	b = jsonx.AppendString(b, handle)
 	b = append(b, `,"hook":`...)
-	b = appendJSONString(b, hook)
+	b = jsonx.AppendString(b, hook)
 	b = append(b, `,"kwargs":`...)
 	b = append(b, kwargs...)
 	return append(b, '}')

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -55,7 +56,7 @@ func setConfig(ctx context.Context, s *Session, cp protocol.ConfigSetParams) (an
 	if err != nil {
 		return nil, err
 	}
-	value := protocol.ExactNumbers(cp.Value)
+	value := jsonx.ExactNumbers(cp.Value)
 	err = s.h.opts.Store.Update(ctx, func(d *config.Doc) error { return d.SetPath(path, value) })
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeRuntimeError, "set_config: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
@@ -71,7 +72,7 @@ func stateGet(_ context.Context, s *Session, sp protocol.StateGetParams) (any, e
 }
 
 func stateSet(ctx context.Context, s *Session, sp protocol.StateSetParams) (any, error) {
-	return nil, s.setState(ctx, sp.Key, protocol.ExactNumbers(sp.Value))
+	return nil, s.setState(ctx, sp.Key, jsonx.ExactNumbers(sp.Value))
 }
 
 func (s *Session) setState(ctx context.Context, key string, value any) error {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/plugins/runtime/pipeio"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -63,7 +64,7 @@ type Command struct {
 type Process struct {
 	id       string
 	proc     launched
-	conn     *protocol.Conn
+	conn     *pipeio.Conn
 	toPlugin *os.File
 	out      *pipeWriter // writes to toPlugin, watched for stalls
 	opts     Options
@@ -200,7 +201,7 @@ func describeExit(st *os.ProcessState) string {
 func supervise(id string, pp *pipes, l launched, host protocol.Handler, opts Options) *Process {
 	p := &Process{id: id, proc: l, toPlugin: pp.toPluginW, opts: opts,
 		out: &pipeWriter{f: pp.toPluginW}, drained: make(chan struct{}), exited: make(chan struct{}), connDone: make(chan struct{})}
-	p.conn = protocol.NewConn(pp.fromPluginR, p.out, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
+	p.conn = pipeio.NewConn(pp.fromPluginR, p.out, host, protocol.ConnOptions{MaxMessageBytes: opts.MaxMessageBytes})
 	p.drains.Add(2)
 	go p.drain(pp.stdoutR, "stdout")
 	go p.drain(pp.stderrR, "stderr")
@@ -337,7 +338,7 @@ func (p *Process) Pid() int { return p.proc.pid }
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Conn is the protocol connection.
-func (p *Process) Conn() *protocol.Conn { return p.conn }
+func (p *Process) Conn() *pipeio.Conn { return p.conn }
 
 // ExitDescription says how the process ended ("" while it runs).
 func (p *Process) ExitDescription() string {

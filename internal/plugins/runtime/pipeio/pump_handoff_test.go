@@ -1,4 +1,4 @@
-package protocol
+package pipeio
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // answeringWriter is the peer of a Conn under test: when the Conn writes its
@@ -32,8 +34,23 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
+// heldTransport lets the test hold up the delivery of what the background
+// reader read, as a slow dispatch (one waiting for the Conn's lock) would.
+type heldTransport struct {
+	*Transport
+	hold sync.Mutex
+}
+
+func (h *heldTransport) Serve(deliver func(*protocol.Message) error) error {
+	return h.Transport.Serve(func(m *protocol.Message) error {
+		h.hold.Lock()
+		defer h.hold.Unlock()
+		return deliver(m)
+	})
+}
+
 // The background reader reads a caller's answer (it arrived before the caller's
-// kick) and is slow to hand it over (here: it waits for c.mu in dispatch). The
+// kick) and is slow to hand it over (here: held up on its way to the Conn). The
 // caller must not take the read token in that gap and block reading the pipe for
 // an answer that has already been read: nothing else arrives to wake it, and it
 // would wait until its context ends (forever without a deadline).
@@ -45,12 +62,13 @@ func TestPumpDeliversAnswerBeforeReleasingToken(t *testing.T) {
 	defer fromPeer.Close()
 	defer peerOut.Close()
 
-	var c *Conn
-	w := &answeringWriter{}
-	c = NewConn(fromPeer, w, nil, ConnOptions{})
-	if c.dl == nil {
+	tr := NewTransport(fromPeer, protocol.DefaultMaxMessageBytes)
+	if tr == nil {
 		t.Skip("no read deadlines on this platform's pipes")
 	}
+	held := &heldTransport{Transport: tr}
+	w := &answeringWriter{}
+	c := protocol.NewConn(fromPeer, w, nil, protocol.ConnOptions{Transport: held})
 	ran := make(chan error, 1)
 	go func() { ran <- c.Run() }()
 	defer func() {
@@ -59,28 +77,28 @@ func TestPumpDeliversAnswerBeforeReleasingToken(t *testing.T) {
 	}()
 
 	// Before any call the connection is quiet: the background reader reads.
-	if !waitFor(5*time.Second, func() bool { return c.reader.Load() == readerPump }) {
+	if !waitFor(5*time.Second, func() bool { return tr.reader.Load() == readerPump }) {
 		t.Fatal("the background reader never started reading")
 	}
 
 	unlocked := make(chan struct{})
 	w.onRequest = func() {
-		// Hold up the reader's dispatch of the answer, then answer.
-		c.mu.Lock()
-		read := c.msgsRead.Load()
+		// Hold up the reader's delivery of the answer, then answer.
+		held.hold.Lock()
+		read := tr.msgsRead.Load()
 		if _, err := peerOut.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"ok"}` + "\n")); err != nil {
 			t.Error(err)
 		}
-		if !waitFor(5*time.Second, func() bool { return c.msgsRead.Load() > read }) {
+		if !waitFor(5*time.Second, func() bool { return tr.msgsRead.Load() > read }) {
 			t.Error("the background reader did not read the answer")
 		}
 		// Give the reader time to let go of the token (it must not before the
 		// answer is delivered), and the caller time to take it and start reading.
 		go func() {
 			defer close(unlocked)
-			waitFor(200*time.Millisecond, func() bool { return c.reader.Load() == readerCaller })
+			waitFor(200*time.Millisecond, func() bool { return tr.reader.Load() == readerCaller })
 			time.Sleep(5 * time.Millisecond)
-			c.mu.Unlock()
+			held.hold.Unlock()
 		}()
 	}
 

@@ -1,9 +1,10 @@
-package protocol
+// Package jsonx holds the JSON helpers hermes shares between its packages: an
+// encoder that leaves HTML alone, and the number handling of decoded values.
+package jsonx
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"unicode/utf8"
 )
@@ -11,7 +12,8 @@ import (
 // Marshal encodes v as encoding/json does, but leaves <, > and & as they are.
 // The default escapes each as \u003c (six bytes for one), which nothing on the
 // wire needs: a tool result full of HTML would grow sixfold on its way to a
-// plugin, past the size cap. Everything sent on a connection is encoded so.
+// plugin, past the size cap. Everything sent on a protocol connection is
+// encoded so.
 func Marshal(v any) ([]byte, error) {
 	bp := encPool.Get().(*encBuf)
 	defer encPool.Put(bp)
@@ -46,27 +48,10 @@ func newEncoder(buf *bytes.Buffer) *json.Encoder {
 	return enc
 }
 
-// TooLargeError is a message that was not sent because, encoded, it is over the
-// size cap the peer reads with: sending it would make the peer drop the whole
-// connection, failing every call instead of this one.
-type TooLargeError struct {
-	What string // e.g. "tool.call request", "response to ctx.dispatch_tool"
-	Size int    // bytes, with the line's newline
-	Max  int
-}
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is %d bytes, over the protocol message size cap of %d bytes; it was not sent (make the data smaller)",
-		e.What, e.Size, e.Max)
-}
-
-// Unwrap makes a TooLargeError match ErrMessageTooLarge.
-func (e *TooLargeError) Unwrap() error { return ErrMessageTooLarge }
-
-// appendJSONString appends s as a JSON string, escaped as encoding/json does
-// without HTML escaping: quote, backslash and control characters, invalid UTF-8
-// as U+FFFD, and U+2028/U+2029 (which break JavaScript readers of the line).
-func appendJSONString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string, escaped as Marshal escapes it:
+// quote, backslash and control characters, invalid UTF-8 as U+FFFD, and
+// U+2028/U+2029 (which break JavaScript readers of the line).
+func AppendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0

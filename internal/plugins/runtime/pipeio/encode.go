@@ -1,4 +1,4 @@
-package protocol
+package pipeio
 
 import (
 	"encoding/json"
@@ -6,17 +6,41 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/hermes-go/hermes/internal/jsonx"
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-// jsonAppender is implemented by params that encode themselves without
-// reflection: the hot path of every tool call.
-type jsonAppender interface {
-	appendJSON(b []byte) ([]byte, error)
+// AppendRequest frames a request by hand: params already encoded (RawParams) go
+// in as they are, where a Message would make encoding/json validate and copy
+// them a second time, and a tool call's are encoded straight into the frame.
+func (t *Transport) AppendRequest(b []byte, id int64, method string, params any) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = jsonx.AppendString(b, method)
+	b = append(b, `,"params":`...)
+	var err error
+	switch p := params.(type) {
+	case protocol.RawParams:
+		b = append(b, p...)
+	case protocol.ToolCallParams:
+		b, err = appendToolCall(b, p)
+	default:
+		var enc []byte
+		enc, err = jsonx.Marshal(params)
+		b = append(b, enc...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, "}\n"...), nil
 }
 
-func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
+// appendToolCall encodes tool call params as encoding/json does, without reflection.
+func appendToolCall(b []byte, p protocol.ToolCallParams) ([]byte, error) {
 	b = append(b, `{"handle":`...)
-	b = appendJSONString(b, p.Handle)
+	b = jsonx.AppendString(b, p.Handle)
 	b = append(b, `,"args":`...)
 	var err error
 	if b, err = appendValue(b, p.Args); err != nil {
@@ -36,13 +60,14 @@ func (p ToolCallParams) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendValue encodes the plain JSON values tool arguments are made of, exactly
-// as encoding/json does (sorted keys, same escaping but for HTML, see Marshal); anything else goes through it.
+// as encoding/json does (sorted keys, same escaping but for HTML, see
+// jsonx.Marshal); anything else goes through jsonx.Marshal.
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return jsonx.AppendString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number:
@@ -74,7 +99,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = jsonx.AppendString(b, k)
 			b = append(b, ':')
 			var err error
 			if b, err = appendValue(b, x[k]); err != nil {
@@ -98,7 +123,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	enc, err := Marshal(v)
+	enc, err := jsonx.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

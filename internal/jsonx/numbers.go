@@ -1,4 +1,4 @@
-package protocol
+package jsonx
 
 import "encoding/json"
 

@@ -1,4 +1,4 @@
-package protocol_test
+package pipeio_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/protocoltest"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -19,7 +20,7 @@ import (
 // spaced around the pump's grace period, answers that arrive before, during and
 // after a caller's on-thread wait, log notifications ahead of answers, calls that
 // give up, and several callers at once. Every call must get its own answer: a
-// lost response shows up as a call stuck past the guard.
+// lost response shows up as a call stuck past the protocoltest.Guard.
 func TestConnReadTokenHandoffStress(t *testing.T) {
 	var notified sync.Map
 	host := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -28,9 +29,9 @@ func TestConnReadTokenHandoffStress(t *testing.T) {
 		}
 		return nil, nil
 	}
-	var plugin *protocol.Conn
+	var plugin protocoltest.Conn
 	pluginHandler := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
-		var p echoParams
+		var p protocoltest.EchoParams
 		_ = json.Unmarshal(params, &p)
 		switch p.N % 7 {
 		case 1:
@@ -44,8 +45,8 @@ func TestConnReadTokenHandoffStress(t *testing.T) {
 		}
 		return p, nil
 	}
-	a, b := pair(t, transports[0], host, pluginHandler, protocol.ConnOptions{})
-	plugin = b.conn
+	a, b := protocoltest.Pair(t, pipes, host, pluginHandler, protocol.ConnOptions{})
+	plugin = b.Conn
 
 	const callers, perCaller = 4, 150
 	var wg sync.WaitGroup
@@ -62,13 +63,13 @@ func TestConnReadTokenHandoffStress(t *testing.T) {
 				case 1:
 					time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), guard)
+				ctx, cancel := context.WithTimeout(context.Background(), protocoltest.Guard)
 				if n%23 == 0 {
 					cancel()
 					ctx, cancel = context.WithTimeout(context.Background(), time.Duration(rand.IntN(3000))*time.Microsecond)
 				}
-				var got echoParams
-				err := a.conn.Call(ctx, "echo", echoParams{From: fmt.Sprint("c", c), N: n}, &got)
+				var got protocoltest.EchoParams
+				err := a.Conn.Call(ctx, "echo", protocoltest.EchoParams{From: fmt.Sprint("c", c), N: n}, &got)
 				gaveUp := n%23 == 0 && errors.Is(err, context.DeadlineExceeded)
 				cancel()
 				switch {
@@ -85,8 +86,8 @@ func TestConnReadTokenHandoffStress(t *testing.T) {
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(3 * guard):
-		t.Fatal("calls still waiting after the guard: a response was lost")
+	case <-time.After(3 * protocoltest.Guard):
+		t.Fatal("calls still waiting after the protocoltest.Guard: a response was lost")
 	}
 	close(errs)
 	for err := range errs {

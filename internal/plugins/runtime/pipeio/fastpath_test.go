@@ -1,9 +1,11 @@
-package protocol
+package pipeio
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // agrees checks that when the fast decoder accepts a line, it means exactly what the
@@ -14,7 +16,7 @@ func agrees(t *testing.T, line []byte) (accepted bool) {
 	if fast == nil {
 		return false
 	}
-	var slow Message
+	var slow protocol.Message
 	if err := json.Unmarshal(bytes.TrimSpace(line), &slow); err != nil {
 		t.Fatalf("fast path accepted %q, which the decoder rejects: %v", line, err)
 	}
