@@ -17,27 +17,12 @@ import (
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
-	"github.com/hermes-go/hermes/internal/scan"
 )
 
-// pluginScanner is the install-time security scanner (internal/scan); nil skips
-// scanning with a note.
-var pluginScanner install.Scanner = install.ScannerFunc(scanForInstall)
-
-// scanForInstall adapts internal/scan to the install path.
-func scanForInstall(ctx context.Context, dir string, t install.ScanTarget) (*install.ScanReport, error) {
-	res, err := scan.Scan(ctx, dir, scan.Options{RequiresEnv: t.RequiresEnv, Source: t.Source})
-	if err != nil {
-		return nil, err
-	}
-	if t.Name != "" {
-		res.Name = t.Name
-	}
-	rep := &install.ScanReport{Verdict: res.Verdict, Report: res.Report(), Findings: len(res.Findings)}
-	for _, f := range res.Blocking() {
-		rep.Blocking = append(rep.Blocking, fmt.Sprintf("%s %s %s:%d %s (%s)", strings.ToUpper(f.Severity), f.PatternID, f.File, f.Line, f.Description, f.Match))
-	}
-	return rep, nil
+// pluginInstaller is the installer of this command's HERMES_HOME, scanning
+// what it installs.
+func pluginInstaller(f *app.Factory) (*install.Installer, error) {
+	return f.Installer(app.InstallScanner)
 }
 
 // pluginsInstallCommands are install, update, remove, capabilities and
@@ -118,7 +103,7 @@ func pluginsInstall(ctx context.Context, f *app.Factory, identifier string, o in
 // Request carrying URL, Subdir, Ref and Catalog provenance; o.ref and o.force are
 // not read (they are in req).
 func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o installOptions) (*install.Result, error) {
-	in, err := f.Installer(pluginScanner)
+	in, err := pluginInstaller(f)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +276,7 @@ func newPluginsUpdateCmd(f *app.Factory) *cobra.Command {
 }
 
 func pluginsUpdate(ctx context.Context, f *app.Factory, name string) error {
-	in, err := f.Installer(pluginScanner)
+	in, err := pluginInstaller(f)
 	if err != nil {
 		return err
 	}
@@ -366,7 +351,7 @@ func newPluginsRemoveCmd(f *app.Factory) *cobra.Command {
 		Short:   "Delete an installed plugin's folder and its install metadata row",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := f.Installer(pluginScanner)
+			in, err := pluginInstaller(f)
 			if err != nil {
 				return err
 			}
@@ -387,7 +372,7 @@ func newPluginsRepairMetadataCmd(f *app.Factory) *cobra.Command {
 		Short: "Move a corrupt plugins/.install-metadata.json aside and rebuild it from the git checkouts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := f.Installer(pluginScanner)
+			in, err := pluginInstaller(f)
 			if err != nil {
 				return err
 			}
