@@ -47,14 +47,7 @@ func runPluginCLI(ctx context.Context, f *app.Factory, name string, args []strin
 	})
 	f.Logs().FlushSuppressed()
 	if err != nil {
-		if ec, ok := err.(*app.ExitError); ok {
-			if ec.Message != "" {
-				fmt.Fprintln(f.IO.Err, ec.Message)
-			}
-			return ec.Code
-		}
-		fmt.Fprintf(f.IO.Err, "Error: %v\n", err)
-		return app.ExitFail
+		return app.Report(ctx, f.IO.Err, err)
 	}
 	return code
 }
