@@ -380,11 +380,11 @@ func errorText(err error) string {
 // plugins this run installed, through the comment-preserving store. A value the user
 // already has always wins; each plugin's seeds are one locked update.
 func applySeeds(ctx context.Context, f *app.Factory, p *pack.Pack, installed map[string]bool) error {
-	h, err := f.Home()
+	// The factory's store: an edit of a file not yet migrated migrates it first.
+	store, err := f.Store()
 	if err != nil {
 		return err
 	}
-	store := config.Store{Path: h.ConfigPath()}
 	w := f.IO.Out
 	fmt.Fprintln(w, "\nConfig seeds:")
 	for _, id := range sortedMapKeys(p.Config) {
@@ -447,7 +447,11 @@ func packExportRun(_ context.Context, opts *packExportOptions) error {
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
-	doc, err := config.Store{Path: h.ConfigPath()}.Load()
+	store, err := f.Store()
+	if err != nil {
+		return err
+	}
+	doc, err := store.Load()
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
