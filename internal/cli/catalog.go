@@ -21,18 +21,23 @@ import (
 
 // pluginsCatalogCommands are search, browse and info, registered under `hermes plugins`.
 func pluginsCatalogCommands(f *app.Factory) []*cobra.Command {
-	return []*cobra.Command{newPluginsSearchCmd(f), newPluginsBrowseCmd(f), newPluginsInfoCmd(f)}
+	return []*cobra.Command{newCmdPluginsSearch(f, nil), newCmdPluginsBrowse(f, nil), newCmdPluginsInfo(f, nil)}
 }
 
 // ---- search / browse ----------------------------------------------------------------
 
 type searchOptions struct {
-	capability    string
-	json, refresh bool
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Term       string // "": every plugin (browse)
+	Capability string
+	JSON       bool
+	Refresh    bool
 }
 
-func newPluginsSearchCmd(f *app.Factory) *cobra.Command {
-	var o searchOptions
+func newCmdPluginsSearch(f *app.Factory, runF func(*searchOptions) error) *cobra.Command {
+	opts := &searchOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "search [TERM]",
 		Short: "Search the plugin catalog and the community index (works offline)",
@@ -43,57 +48,65 @@ func newPluginsSearchCmd(f *app.Factory) *cobra.Command {
 			"plugins.index_url) → stale cache → the catalog built into hermes. HERMES_OFFLINE=1 never fetches.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			term := ""
 			if len(args) == 1 {
-				term = args[0]
+				opts.Term = args[0]
 			}
-			return pluginsSearch(cmd.Context(), f, term, o)
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsSearchRun(cmd.Context(), opts)
 		},
 	}
-	searchFlags(cmd, &o)
+	searchFlags(cmd, opts)
 	return cmd
 }
 
 func searchFlags(cmd *cobra.Command, o *searchOptions) {
 	fl := cmd.Flags()
-	fl.StringVar(&o.capability, "capability", "", "only plugins declaring this `CAP` (index labels such as tools, platform; catalog: tools, hooks, middleware, env)")
-	fl.BoolVar(&o.json, "json", false, "machine-readable output")
-	fl.BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
+	fl.StringVar(&o.Capability, "capability", "", "only plugins declaring this `CAP` (index labels such as tools, platform; catalog: tools, hooks, middleware, env)")
+	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
+	fl.BoolVar(&o.Refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
 }
 
-func newPluginsBrowseCmd(f *app.Factory) *cobra.Command {
-	var o searchOptions
+func newCmdPluginsBrowse(f *app.Factory, runF func(*searchOptions) error) *cobra.Command {
+	opts := &searchOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "browse",
 		Short: "List every plugin in the catalog and the community index",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsSearch(cmd.Context(), f, "", o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsSearchRun(cmd.Context(), opts)
+		},
 	}
-	searchFlags(cmd, &o)
+	searchFlags(cmd, opts)
 	return cmd
 }
 
-func pluginsSearch(ctx context.Context, f *app.Factory, term string, o searchOptions) error {
-	c, err := f.Catalog(ctx, o.refresh)
+func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
+	term := opts.Term
+	c, err := opts.Factory.Catalog(ctx, opts.Refresh)
 	if err != nil {
 		return err
 	}
-	results := c.Search(term, o.capability)
-	out := bufio.NewWriterSize(f.IO.Out, 64<<10)
+	results := c.Search(term, opts.Capability)
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defer out.Flush()
 	src := c.Source()
-	if o.json {
+	if opts.JSON {
 		return writeSearchJSON(out, c, term, results)
 	}
 	if len(results) == 0 {
-		if o.capability != "" {
-			fmt.Fprintf(out, "No plugins matched '%s' with capability '%s' (index source: %s)\n", term, o.capability, src)
+		if opts.Capability != "" {
+			fmt.Fprintf(out, "No plugins matched '%s' with capability '%s' (index source: %s)\n", term, opts.Capability, src)
 		} else {
 			fmt.Fprintf(out, "No plugins matched '%s' (index source: %s)\n", term, src)
 		}
 		return nil
 	}
-	t := &table{color: f.Color()}
+	t := &table{color: opts.Factory.Color()}
 	t.header("Name", "Listed", "Description", "Author", "Tags")
 	for _, r := range results {
 		e := r.Entry
@@ -231,21 +244,37 @@ func entryJSON(c *catalog.Catalog, e *catalog.Entry) any {
 
 // ---- info ---------------------------------------------------------------------------
 
-func newPluginsInfoCmd(f *app.Factory) *cobra.Command {
-	var o searchOptions
+type infoOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name    string
+	JSON    bool
+	Refresh bool
+}
+
+func newCmdPluginsInfo(f *app.Factory, runF func(*infoOptions) error) *cobra.Command {
+	opts := &infoOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "info NAME",
 		Short: "Show a catalog entry: repo, pinned SHA, tier, what it registers, how to install (else the installed plugin)",
 		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsInfo(cmd.Context(), f, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsInfoRun(cmd.Context(), opts)
+		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "machine-readable output")
-	cmd.Flags().BoolVar(&o.refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "fetch the catalog and index again instead of using the cache")
 	return cmd
 }
 
-func pluginsInfo(ctx context.Context, f *app.Factory, name string, o searchOptions) error {
-	c, err := f.Catalog(ctx, o.refresh)
+func pluginsInfoRun(ctx context.Context, opts *infoOptions) error {
+	f, name, w := opts.Factory, opts.Name, opts.IO.Out
+	c, err := f.Catalog(ctx, opts.Refresh)
 	if err != nil {
 		return err
 	}
@@ -256,17 +285,17 @@ func pluginsInfo(ctx context.Context, f *app.Factory, name string, o searchOptio
 	}
 	if lerr != nil && le.Ambiguous {
 		// Several plugins listed under one name: show each, so the user can pick a source.
-		if o.json {
+		if opts.JSON {
 			var all []any
 			for i := range le.Candidates {
 				all = append(all, entryJSON(c, &le.Candidates[i]))
 			}
-			return writeJSON(f.IO.Out, all)
+			return writeJSON(w, all)
 		}
-		fmt.Fprintf(f.IO.Out, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
+		fmt.Fprintf(w, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
 		for i := range le.Candidates {
-			fmt.Fprintln(f.IO.Out)
-			writeEntryInfo(f.IO.Out, c, &le.Candidates[i], true)
+			fmt.Fprintln(w)
+			writeEntryInfo(w, c, &le.Candidates[i], true)
 		}
 		return nil
 	}
@@ -276,7 +305,7 @@ func pluginsInfo(ctx context.Context, f *app.Factory, name string, o searchOptio
 		if m, err := f.Host(ctx); err == nil {
 			if _, err := m.Resolve(name); err == nil {
 				m.Close()
-				return pluginsShow(ctx, f, name, o.json)
+				return pluginsShowRun(ctx, &showOptions{IO: opts.IO, Factory: f, Name: name, JSON: opts.JSON})
 			}
 			m.Close()
 		}
@@ -289,10 +318,10 @@ func pluginsInfo(ctx context.Context, f *app.Factory, name string, o searchOptio
 		}
 		return app.Failf("%s", msg)
 	}
-	if o.json {
-		return writeJSON(f.IO.Out, entryJSON(c, e))
+	if opts.JSON {
+		return writeJSON(w, entryJSON(c, e))
 	}
-	writeEntryInfo(f.IO.Out, c, e, false)
+	writeEntryInfo(w, c, e, false)
 	return nil
 }
 
@@ -399,7 +428,8 @@ func registersSummary(e *catalog.Entry) string {
 // explicit --ref wins and is recorded as a custom pin (catalog.pin ≠ catalog.sha).
 // Unknown and ambiguous names, and names on the kill list without --allow-removed,
 // are refused before anything is fetched.
-func catalogInstallRequest(ctx context.Context, f *app.Factory, name string, o installOptions) (install.Request, error) {
+func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Request, error) {
+	f, name := o.Factory, o.Identifier
 	c, err := f.Catalog(ctx, false)
 	if err != nil {
 		return install.Request{}, err
@@ -409,14 +439,14 @@ func catalogInstallRequest(ctx context.Context, f *app.Factory, name string, o i
 		return install.Request{}, app.Failf("Error: %v", err)
 	}
 	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
-		if !o.allowRemoved {
+		if !o.AllowRemoved {
 			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
 		}
 		f.Warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
 	}
 	ref := e.Ref
-	if o.ref != "" {
-		r, err := install.ValidateRef(o.ref)
+	if o.Ref != "" {
+		r, err := install.ValidateRef(o.Ref)
 		if err != nil {
 			return install.Request{}, app.Failf("Error: %v", err)
 		}
@@ -431,7 +461,7 @@ func catalogInstallRequest(ctx context.Context, f *app.Factory, name string, o i
 		fmt.Fprintf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
 	}
 	return install.Request{
-		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.force, AllowRemoved: o.allowRemoved,
+		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved,
 		Catalog: &install.CatalogRef{Name: e.Name, Repo: e.GitURL(), Tier: tier, Pin: ref, SHA: e.Ref},
 	}, nil
 }

@@ -13,30 +13,23 @@ import (
 )
 
 // afterEnableConsent runs the capability consent flow after enabling a non-bundled
-// plugin, or the legacy tool-override question when it declares no capabilities.
-func afterEnableConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plugins.Plugin, allowSet, denySet bool) error {
+// plugin, or the legacy tool-override question when it declares no capabilities;
+// toolOverride, when set, answers that question without asking.
+func afterEnableConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plugins.Plugin, toolOverride *bool) error {
 	declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)
 	if len(declared) > 0 {
 		if err := runCapabilityConsent(ctx, f, m, p.Key, declared, "requests"); err != nil {
 			return err
 		}
-		if !allowSet && !denySet {
+		if toolOverride == nil {
 			return nil
 		}
 	}
-	var value *bool
-	switch {
-	case allowSet:
-		v := true
-		value = &v
-	case denySet:
-		v := false
-		value = &v
-	case len(declared) == 0 && f.IO.CanPrompt():
+	value := toolOverride
+	if value == nil && len(declared) == 0 && f.IO.CanPrompt() {
 		fmt.Fprintln(f.IO.Out, "Allow this plugin to replace built-in tools (e.g. shell_exec, write_file)?")
 		fmt.Fprintln(f.IO.Out, "Only plugins you trust should get this: an override sees every call routed through that tool.")
-		v := f.IO.Confirm("Grant it? [y/N] ")
-		value = &v
+		value = boolPtr(f.IO.Confirm("Grant it? [y/N] "))
 	}
 	if value == nil {
 		return nil

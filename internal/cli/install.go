@@ -17,35 +17,20 @@ import (
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
-	"github.com/hermes-go/hermes/internal/scan"
 )
 
-// pluginScanner is the install-time security scanner (internal/scan); nil skips
-// scanning with a note.
-var pluginScanner install.Scanner = install.ScannerFunc(scanForInstall)
-
-// scanForInstall adapts internal/scan to the install path.
-func scanForInstall(ctx context.Context, dir string, t install.ScanTarget) (*install.ScanReport, error) {
-	res, err := scan.Scan(ctx, dir, scan.Options{RequiresEnv: t.RequiresEnv, Source: t.Source})
-	if err != nil {
-		return nil, err
-	}
-	if t.Name != "" {
-		res.Name = t.Name
-	}
-	rep := &install.ScanReport{Verdict: res.Verdict, Report: res.Report(), Findings: len(res.Findings)}
-	for _, f := range res.Blocking() {
-		rep.Blocking = append(rep.Blocking, fmt.Sprintf("%s %s %s:%d %s (%s)", strings.ToUpper(f.Severity), f.PatternID, f.File, f.Line, f.Description, f.Match))
-	}
-	return rep, nil
+// pluginInstaller is the installer of this command's HERMES_HOME, scanning
+// what it installs.
+func pluginInstaller(f *app.Factory) (*install.Installer, error) {
+	return f.Installer(app.InstallScanner)
 }
 
 // pluginsInstallCommands are install, update, remove, capabilities and
 // repair-metadata, registered under `hermes plugins`.
 func pluginsInstallCommands(f *app.Factory) []*cobra.Command {
 	return []*cobra.Command{
-		newPluginsInstallCmd(f), newPluginsUpdateCmd(f), newPluginsRemoveCmd(f),
-		newPluginsCapabilitiesCmd(f), newPluginsRepairMetadataCmd(f),
+		newCmdPluginsInstall(f, nil), newCmdPluginsUpdate(f, nil), newCmdPluginsRemove(f, nil),
+		newCmdPluginsCapabilities(f, nil), newCmdPluginsRepairMetadata(f, nil),
 	}
 }
 
@@ -61,15 +46,25 @@ func installFail(err error) error {
 // ---- install ----------------------------------------------------------------------
 
 type installOptions struct {
-	ref              string
-	force            bool
-	enable, noEnable bool
-	skipEnv, noGrant bool
-	allowRemoved     bool
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Identifier   string
+	Ref          string
+	Force        bool
+	AllowRemoved bool
+	Setup        setupOptions
 }
 
-func newPluginsInstallCmd(f *app.Factory) *cobra.Command {
-	var o installOptions
+// setupOptions are the install flags for the steps after the install itself,
+// also set by the pack and open-url verbs, which install through the same path.
+type setupOptions struct {
+	Enable, NoEnable bool
+	SkipEnv, NoGrant bool
+}
+
+func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cobra.Command {
+	opts := &installOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "install IDENTIFIER",
 		Short: "Install a plugin by catalog name or from git (owner/repo[/subdir], a git URL, URL#subdir)",
@@ -82,43 +77,47 @@ func newPluginsInstallCmd(f *app.Factory) *cobra.Command {
 			"then git credential helpers; ssh sources use the ssh agent.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsInstall(cmd.Context(), f, args[0], o)
+			opts.Identifier = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsInstallRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.ref, "ref", "", "install exactly this commit (full 40-character `SHA`) and pin it")
-	fl.BoolVarP(&o.force, "force", "f", false, "replace an existing plugin of the same name; install despite a caution scan verdict")
-	fl.BoolVar(&o.enable, "enable", false, "enable the plugin after installing (no prompt)")
-	fl.BoolVar(&o.noEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
-	fl.BoolVar(&o.skipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
-	fl.BoolVar(&o.noGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
-	fl.BoolVar(&o.allowRemoved, "allow-removed", false, "install a catalog name even though it is on the catalog's kill list")
+	fl.StringVar(&opts.Ref, "ref", "", "install exactly this commit (full 40-character `SHA`) and pin it")
+	fl.BoolVarP(&opts.Force, "force", "f", false, "replace an existing plugin of the same name; install despite a caution scan verdict")
+	fl.BoolVar(&opts.Setup.Enable, "enable", false, "enable the plugin after installing (no prompt)")
+	fl.BoolVar(&opts.Setup.NoEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
+	fl.BoolVar(&opts.Setup.SkipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
+	fl.BoolVar(&opts.Setup.NoGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
+	fl.BoolVar(&opts.AllowRemoved, "allow-removed", false, "install a catalog name even though it is on the catalog's kill list")
 	cmd.MarkFlagsMutuallyExclusive("enable", "no-enable")
 	return cmd
 }
 
-func pluginsInstall(ctx context.Context, f *app.Factory, identifier string, o installOptions) error {
-	req := install.Request{Identifier: identifier, Ref: o.ref, Force: o.force}
+func pluginsInstallRun(ctx context.Context, opts *installOptions) error {
+	f := opts.Factory
+	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force}
 	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
 	// touch the catalog (catalog.go).
-	if catalog.IsBareName(identifier) {
+	if catalog.IsBareName(opts.Identifier) {
 		var err error
-		if req, err = catalogInstallRequest(ctx, f, identifier, o); err != nil {
+		if req, err = catalogInstallRequest(ctx, opts); err != nil {
 			return err
 		}
 	}
-	_, err := installAndSetUp(ctx, f, req, o)
+	_, err := installAndSetUp(ctx, f, req, opts.Setup)
 	return err
 }
 
 // installAndSetUp runs one install.Request through the whole CLI path: the scan
 // setting and the caution question on a terminal, the install itself, requires_env
-// prompts, the enable decision (o.enable / o.noEnable, else a prompt on a terminal)
+// prompts, the enable decision (o.Enable / o.NoEnable, else a prompt on a terminal)
 // and capability consent. Catalog and pack commands call it once per plugin with a
-// Request carrying URL, Subdir, Ref and Catalog provenance; o.ref and o.force are
-// not read (they are in req).
-func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o installOptions) (*install.Result, error) {
-	in, err := f.Installer(pluginScanner)
+// Request carrying URL, Subdir, Ref and Catalog provenance.
+func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o setupOptions) (*install.Result, error) {
+	in, err := pluginInstaller(f)
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +159,12 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	if deps := res.Manifest.PythonDependencies; len(deps) > 0 {
 		fmt.Fprintf(w, "%s declares Python dependencies (not installed automatically): %s\n  Install them with: pip install %s\n", res.Name, strings.Join(deps, ", "), strings.Join(deps, " "))
 	}
-	if err := promptRequiresEnv(ctx, f, res.Name, res.Manifest, o.skipEnv); err != nil {
+	if err := promptRequiresEnv(ctx, f, res.Name, res.Manifest, o.SkipEnv); err != nil {
 		return res, err
 	}
 
-	enable := o.enable
-	if !o.enable && !o.noEnable {
+	enable := o.Enable
+	if !o.Enable && !o.NoEnable {
 		if f.IO.CanPrompt() {
 			enable = f.IO.Confirm(fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name))
 		} else {
@@ -173,18 +172,18 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 		}
 	}
 	// --no-grant: the consent step runs as it would without a terminal (fail closed).
-	if o.noGrant && f.IO.InTTY {
+	if o.NoGrant && f.IO.InTTY {
 		f.IO.InTTY = false
 		defer func() { f.IO.InTTY = true }()
 	}
 	if enable {
-		return res, pluginsEnable(ctx, f, res.Name, enableOptions{}, false, false)
+		return res, enablePlugin(ctx, f, res.Name, nil)
 	}
 	declared := capability.KnownOnly(res.Manifest.Capabilities)
 	if len(declared) == 0 {
 		return res, nil
 	}
-	m, p, err := resolveInstalled(f, res.Name)
+	m, p, err := resolveInstalled(ctx, f, res.Name)
 	if err != nil {
 		return res, err
 	}
@@ -192,8 +191,8 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 }
 
 // resolveInstalled finds a just-installed or updated plugin through discovery.
-func resolveInstalled(f *app.Factory, name string) (*app.Host, *plugins.Plugin, error) {
-	m, err := f.Host(context.Background())
+func resolveInstalled(ctx context.Context, f *app.Factory, name string) (*app.Host, *plugins.Plugin, error) {
+	m, err := f.Host(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,21 +280,36 @@ func secretName(name string) bool {
 
 // ---- update -----------------------------------------------------------------------
 
-func newPluginsUpdateCmd(f *app.Factory) *cobra.Command {
+type updateOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string
+}
+
+func newCmdPluginsUpdate(f *app.Factory, runF func(*updateOptions) error) *cobra.Command {
+	opts := &updateOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "update NAME",
 		Short: "Pull the latest commit of a git-installed plugin (local edits are autostashed and re-applied)",
 		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsUpdate(cmd.Context(), f, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsUpdateRun(cmd.Context(), opts)
+		},
 	}
 }
 
-func pluginsUpdate(ctx context.Context, f *app.Factory, name string) error {
-	in, err := f.Installer(pluginScanner)
+func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
+	f, name := opts.Factory, opts.Name
+	in, err := pluginInstaller(f)
 	if err != nil {
 		return err
 	}
-	w := f.IO.Out
+	w := opts.IO.Out
 	fmt.Fprintf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})
 	if err != nil && res == nil {
@@ -310,7 +324,7 @@ func pluginsUpdate(ctx context.Context, f *app.Factory, name string) error {
 	if err != nil {
 		return installFail(err)
 	}
-	m, p, rerr := resolveInstalled(f, name)
+	m, p, rerr := resolveInstalled(ctx, f, name)
 	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe {
 		fmt.Fprintln(w, "⚠ Security scan flagged the updated plugin:")
 		fmt.Fprintln(w, strings.TrimRight(res.Scan.Report, "\n"))
@@ -321,7 +335,7 @@ func pluginsUpdate(ctx context.Context, f *app.Factory, name string) error {
 			if rerr != nil {
 				return rerr
 			}
-			if err := pluginsDisable(ctx, f, p.Key); err != nil {
+			if err := disablePlugin(ctx, f, p.Key); err != nil {
 				return err
 			}
 			return app.Failf("Plugin '%s' has been disabled. Review the findings, then re-enable with `hermes plugins enable %s` if you trust it. (Scanning can be turned off with plugins.scan_on_install: false in config.yaml.)", p.Key, p.Key)
@@ -359,76 +373,117 @@ func pluginsUpdate(ctx context.Context, f *app.Factory, name string) error {
 
 // ---- remove -----------------------------------------------------------------------
 
-func newPluginsRemoveCmd(f *app.Factory) *cobra.Command {
+type removeOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string
+}
+
+func newCmdPluginsRemove(f *app.Factory, runF func(*removeOptions) error) *cobra.Command {
+	opts := &removeOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:     "remove NAME",
 		Aliases: []string{"rm", "uninstall"},
 		Short:   "Delete an installed plugin's folder and its install metadata row",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := f.Installer(pluginScanner)
-			if err != nil {
-				return err
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if err := in.Remove(cmd.Context(), args[0]); err != nil {
-				return installFail(err)
-			}
-			fmt.Fprintf(f.IO.Out, "✗ Plugin %s removed from %s\n", args[0], in.PluginsDir)
-			return nil
+			return pluginsRemoveRun(cmd.Context(), opts)
 		},
 	}
 }
 
+func pluginsRemoveRun(ctx context.Context, opts *removeOptions) error {
+	in, err := pluginInstaller(opts.Factory)
+	if err != nil {
+		return err
+	}
+	if err := in.Remove(ctx, opts.Name); err != nil {
+		return installFail(err)
+	}
+	fmt.Fprintf(opts.IO.Out, "✗ Plugin %s removed from %s\n", opts.Name, in.PluginsDir)
+	return nil
+}
+
 // ---- repair-metadata ----------------------------------------------------------------
 
-func newPluginsRepairMetadataCmd(f *app.Factory) *cobra.Command {
+type repairMetadataOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+}
+
+func newCmdPluginsRepairMetadata(f *app.Factory, runF func(*repairMetadataOptions) error) *cobra.Command {
+	opts := &repairMetadataOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "repair-metadata",
 		Short: "Move a corrupt plugins/.install-metadata.json aside and rebuild it from the git checkouts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := f.Installer(pluginScanner)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			backup, names, skipped, err := in.RepairMetadata(cmd.Context())
-			if err != nil {
-				return installFail(err)
-			}
-			if backup == "" {
-				fmt.Fprintln(f.IO.Out, "Install metadata is readable; nothing to repair.")
-				return nil
-			}
-			fmt.Fprintf(f.IO.Out, "Moved the corrupt metadata to %s\n", backup)
-			fmt.Fprintf(f.IO.Out, "Rebuilt %d row(s) from git checkouts: %s\n", len(names), strings.Join(names, ", "))
-			if len(skipped) > 0 {
-				fmt.Fprintf(f.IO.Out, "Not rebuilt (no git checkout to read provenance from): %s\n  Their rows are only in the moved file; reinstall them with `hermes plugins install <source> --force` to record them again.\n", strings.Join(skipped, ", "))
-			}
-			fmt.Fprintln(f.IO.Out, "Detached checkouts were recorded as pinned. Compare with the old file and fix by hand if needed.")
-			return nil
+			return pluginsRepairMetadataRun(cmd.Context(), opts)
 		},
 	}
 }
 
+func pluginsRepairMetadataRun(ctx context.Context, opts *repairMetadataOptions) error {
+	in, err := pluginInstaller(opts.Factory)
+	if err != nil {
+		return err
+	}
+	backup, names, skipped, err := in.RepairMetadata(ctx)
+	if err != nil {
+		return installFail(err)
+	}
+	w := opts.IO.Out
+	if backup == "" {
+		fmt.Fprintln(w, "Install metadata is readable; nothing to repair.")
+		return nil
+	}
+	fmt.Fprintf(w, "Moved the corrupt metadata to %s\n", backup)
+	fmt.Fprintf(w, "Rebuilt %d row(s) from git checkouts: %s\n", len(names), strings.Join(names, ", "))
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "Not rebuilt (no git checkout to read provenance from): %s\n  Their rows are only in the moved file; reinstall them with `hermes plugins install <source> --force` to record them again.\n", strings.Join(skipped, ", "))
+	}
+	fmt.Fprintln(w, "Detached checkouts were recorded as pinned. Compare with the old file and fix by hand if needed.")
+	return nil
+}
+
 // ---- capabilities -----------------------------------------------------------------
 
-func newPluginsCapabilitiesCmd(f *app.Factory) *cobra.Command {
+type capabilitiesOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string // "": every plugin that declares or holds one
+}
+
+func newCmdPluginsCapabilities(f *app.Factory, runF func(*capabilitiesOptions) error) *cobra.Command {
+	opts := &capabilitiesOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "capabilities [NAME]",
 		Short: "Show the capabilities plugins declare and which are granted",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := ""
 			if len(args) == 1 {
-				name = args[0]
+				opts.Name = args[0]
 			}
-			return pluginsCapabilities(f, name)
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsCapabilitiesRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func pluginsCapabilities(f *app.Factory, name string) error {
-	m, err := f.Host(context.Background())
+func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) error {
+	name := opts.Name
+	m, err := opts.Factory.Host(ctx)
 	if err != nil {
 		return err
 	}
@@ -445,7 +500,7 @@ func pluginsCapabilities(f *app.Factory, name string) error {
 	if doc, err := m.Store().Load(); err == nil {
 		cfg = doc.Map()
 	}
-	w := f.IO.Out
+	w := opts.IO.Out
 	shown := 0
 	for _, p := range list {
 		declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)

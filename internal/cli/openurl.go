@@ -22,12 +22,18 @@ import (
 var openURLCloneBase = "https://github.com/"
 
 type openURLOptions struct {
-	register bool
-	wait     bool
+	IO      *app.IOStreams
+	Factory *app.Factory
+	// CloneBase is where the link's owner/repo is cloned from (openURLCloneBase).
+	CloneBase string
+
+	URL      string
+	Register bool
+	Wait     bool
 }
 
-func newOpenURLCmd(f *app.Factory) *cobra.Command {
-	var o openURLOptions
+func newCmdOpenURL(f *app.Factory, runF func(*openURLOptions) error) *cobra.Command {
+	opts := &openURLOptions{IO: f.IO, Factory: f, CloneBase: openURLCloneBase}
 	cmd := &cobra.Command{
 		Use:   "open-url URL | --register",
 		Short: "Handle a hermes:// plugin install link (shows it and installs only after you confirm)",
@@ -39,32 +45,42 @@ func newOpenURLCmd(f *app.Factory) *cobra.Command {
 			"--register writes ~/.local/share/applications/hermes-url-handler.desktop so the desktop (XDG)\n" +
 			"opens these links with hermes in a terminal.",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if o.register {
+			if opts.Register {
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.register {
-				return registerURLHandler(cmd.Context(), f)
+			if len(args) == 1 {
+				opts.URL = args[0]
 			}
-			err := openURL(cmd.Context(), f, args[0])
-			if o.wait && f.IO.CanPrompt() {
-				// Launched by the desktop in a terminal window that closes on exit.
-				if err != nil {
-					fmt.Fprintln(f.IO.Out, errorText(err))
-					err = app.SilentExit(app.ExitFail)
-				}
-				fmt.Fprint(f.IO.Out, "\nPress Enter to close this window.")
-				app.ReadLine(f.IO.In)
+			if runF != nil {
+				return runF(opts)
 			}
-			return err
+			return openURLRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&o.register, "register", false, "install the XDG desktop entry for hermes:// and hermes-dev:// links")
-	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for Enter before exiting (used by the desktop entry)")
+	cmd.Flags().BoolVar(&opts.Register, "register", false, "install the XDG desktop entry for hermes:// and hermes-dev:// links")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "wait for Enter before exiting (used by the desktop entry)")
 	cmd.Flags().MarkHidden("wait")
 	return cmd
+}
+
+func openURLRun(ctx context.Context, opts *openURLOptions) error {
+	if opts.Register {
+		return registerURLHandler(ctx, opts.Factory)
+	}
+	err := openURL(ctx, opts)
+	if opts.Wait && opts.IO.CanPrompt() {
+		// Launched by the desktop in a terminal window that closes on exit.
+		if err != nil {
+			fmt.Fprintln(opts.IO.Out, errorText(err))
+			err = app.SilentExit(app.ExitFail)
+		}
+		fmt.Fprint(opts.IO.Out, "\nPress Enter to close this window.")
+		app.ReadLine(opts.IO.In)
+	}
+	return err
 }
 
 // equivalentInstall is the command a user can run instead of the link.
@@ -83,8 +99,9 @@ func equivalentInstall(l *urlscheme.Link) string {
 	return s
 }
 
-func openURL(ctx context.Context, f *app.Factory, raw string) error {
-	l, err := urlscheme.Parse(raw)
+func openURL(ctx context.Context, opts *openURLOptions) error {
+	f := opts.Factory
+	l, err := urlscheme.Parse(opts.URL)
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
@@ -122,11 +139,11 @@ func openURL(ctx context.Context, f *app.Factory, raw string) error {
 	if !f.IO.Confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
 		return app.Failf("Aborted — nothing installed.")
 	}
-	o := installOptions{}
+	o := setupOptions{}
 	if l.Enable != nil {
-		o.enable, o.noEnable = *l.Enable, !*l.Enable
+		o.Enable, o.NoEnable = *l.Enable, !*l.Enable
 	}
-	req := install.Request{URL: openURLCloneBase + l.Slug() + ".git", Force: l.Force}
+	req := install.Request{URL: opts.CloneBase + l.Slug() + ".git", Force: l.Force}
 	_, err = installAndSetUp(ctx, f, req, o)
 	return err
 }

@@ -75,3 +75,41 @@ func TestOpenURLDeclinedOrNoTerminal(t *testing.T) {
 		t.Fatal("installed without a yes")
 	}
 }
+
+func TestNewCmdOpenURL(t *testing.T) {
+	const link = "hermes://plugin/install?repo=owner/repo&enable=1"
+	tests := []struct {
+		name    string
+		args    []string
+		want    openURLOptions
+		wantErr string
+	}{
+		{name: "link", args: []string{link}, want: openURLOptions{URL: link}},
+		{name: "link, wait", args: []string{"--wait", link}, want: openURLOptions{URL: link, Wait: true}},
+		{name: "register", args: []string{"--register"}, want: openURLOptions{Register: true}},
+		{name: "register takes no link", args: []string{"--register", link}, wantErr: `unknown command "` + link + `" for "open-url"`},
+		{name: "no link", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two links", args: []string{link, link}, wantErr: "accepts 1 arg(s), received 2"},
+		{name: "unknown flag", args: []string{link, "--yes"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdOpenURL, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			checkBuiltFrom(t, f, got.IO, got.Factory)
+			if got.CloneBase != openURLCloneBase {
+				t.Fatalf("clone base %q", got.CloneBase)
+			}
+			got.IO, got.Factory, got.CloneBase = nil, nil, ""
+			if *got != tt.want {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+	if !newCmdOpenURL(testFactory(), nil).Flags().Lookup("wait").Hidden {
+		t.Fatal("--wait is shown in the help")
+	}
+}

@@ -71,7 +71,8 @@ func catalogCaps(e *catalog.Entry) []string {
 	return out
 }
 
-func newPluginsPackCmd(f *app.Factory) *cobra.Command {
+// newCmdPluginsPack is the `hermes plugins pack` group.
+func newCmdPluginsPack(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack",
 		Short: "Share a pinned set of plugins as one hermes-pack.yaml (show, install, export)",
@@ -81,29 +82,53 @@ func newPluginsPackCmd(f *app.Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newPackShowCmd(f), newPackInstallCmd(f), newPackExportCmd(f))
+	cmd.AddCommand(newCmdPackShow(f, nil), newCmdPackInstall(f, nil), newCmdPackExport(f, nil))
 	return cmd
 }
 
-func newPackShowCmd(f *app.Factory) *cobra.Command {
+type packShowOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Source string // a file or an https URL
+}
+
+func newCmdPackShow(f *app.Factory, runF func(*packShowOptions) error) *cobra.Command {
+	opts := &packShowOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "show FILE-or-https-URL",
 		Short: "Review a pack without installing anything (dry run)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadPack(cmd.Context(), f, args[0])
-			if err != nil {
-				return err
+			opts.Source = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			reviewPack(f, p)
-			fmt.Fprintf(f.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", args[0])
-			return nil
+			return packShowRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func newPackInstallCmd(f *app.Factory) *cobra.Command {
-	var force bool
+func packShowRun(ctx context.Context, opts *packShowOptions) error {
+	p, err := loadPack(ctx, opts.Factory, opts.Source)
+	if err != nil {
+		return err
+	}
+	reviewPack(opts.Factory, p)
+	fmt.Fprintf(opts.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", opts.Source)
+	return nil
+}
+
+type packInstallOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Source string // a file or an https URL
+	Force  bool
+}
+
+func newCmdPackInstall(f *app.Factory, runF func(*packInstallOptions) error) *cobra.Command {
+	opts := &packInstallOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "install FILE-or-https-URL",
 		Short: "Review a pack, confirm once, then install each plugin through the normal install path",
@@ -113,26 +138,40 @@ func newPackInstallCmd(f *app.Factory) *cobra.Command {
 			"Needs a terminal: there is no --yes.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return packInstall(cmd.Context(), f, args[0], force)
+			opts.Source = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return packInstallRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace plugins that are already installed; install despite a caution scan verdict")
+	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "replace plugins that are already installed; install despite a caution scan verdict")
 	return cmd
 }
 
-func newPackExportCmd(f *app.Factory) *cobra.Command {
-	var enabledOnly bool
-	var name string
+type packExportOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name        string
+	EnabledOnly bool
+}
+
+func newCmdPackExport(f *app.Factory, runF func(*packExportOptions) error) *cobra.Command {
+	opts := &packExportOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write a pack of your git-installed plugins (and their non-secret settings) to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return packExport(f, name, enabledOnly)
+			if runF != nil {
+				return runF(opts)
+			}
+			return packExportRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&enabledOnly, "enabled-only", false, "only plugins listed in plugins.enabled")
-	cmd.Flags().StringVar(&name, "name", pack.DefaultExportName, "the pack's `NAME`")
+	cmd.Flags().BoolVar(&opts.EnabledOnly, "enabled-only", false, "only plugins listed in plugins.enabled")
+	cmd.Flags().StringVar(&opts.Name, "name", pack.DefaultExportName, "the pack's `NAME`")
 	return cmd
 }
 
@@ -239,14 +278,15 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func packInstall(ctx context.Context, f *app.Factory, src string, force bool) error {
+func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
+	f, src, force := opts.Factory, opts.Source, opts.Force
 	p, err := loadPack(ctx, f, src)
 	if err != nil {
 		return err
 	}
 	reviewPack(f, p)
-	w := f.IO.Out
-	if !f.IO.CanPrompt() {
+	w := opts.IO.Out
+	if !opts.IO.CanPrompt() {
 		return app.Failf("\nPack install requires an interactive terminal: you confirm the pack once and each plugin's capabilities yourself (there is no --yes in v1).\n"+
 			"Review it with `hermes plugins pack show %s`, then run this command in a terminal.", src)
 	}
@@ -280,7 +320,7 @@ func packInstall(ctx context.Context, f *app.Factory, src string, force bool) er
 			ref.Pin = e.Ref // the pack's pin; SHA stays the catalog's listed one
 			req.Catalog = &ref
 		}
-		res, err := installAndSetUp(ctx, f, req, installOptions{enable: true})
+		res, err := installAndSetUp(ctx, f, req, setupOptions{Enable: true})
 		if err != nil {
 			if res != nil {
 				// Installed, but a later step (enable, consent) failed: it counts as failed.
@@ -340,11 +380,11 @@ func errorText(err error) string {
 // plugins this run installed, through the comment-preserving store. A value the user
 // already has always wins; each plugin's seeds are one locked update.
 func applySeeds(ctx context.Context, f *app.Factory, p *pack.Pack, installed map[string]bool) error {
-	h, err := f.Home()
+	// The factory's store: an edit of a file not yet migrated migrates it first.
+	store, err := f.Store()
 	if err != nil {
 		return err
 	}
-	store := config.Store{Path: h.ConfigPath()}
 	w := f.IO.Out
 	fmt.Fprintln(w, "\nConfig seeds:")
 	for _, id := range sortedMapKeys(p.Config) {
@@ -397,7 +437,8 @@ func seedInto(d *config.Doc, base []string, seeds map[string]any, lines *[]strin
 	return nil
 }
 
-func packExport(f *app.Factory, name string, enabledOnly bool) error {
+func packExportRun(_ context.Context, opts *packExportOptions) error {
+	f, name, enabledOnly := opts.Factory, opts.Name, opts.EnabledOnly
 	h, err := f.Home()
 	if err != nil {
 		return err
@@ -406,7 +447,11 @@ func packExport(f *app.Factory, name string, enabledOnly bool) error {
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
-	doc, err := config.Store{Path: h.ConfigPath()}.Load()
+	store, err := f.Store()
+	if err != nil {
+		return err
+	}
+	doc, err := store.Load()
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
@@ -434,6 +479,6 @@ func packExport(f *app.Factory, name string, enabledOnly bool) error {
 	if len(ex.Stripped) > 0 {
 		f.Warn("left out secret-shaped or reserved config keys: " + strings.Join(ex.Stripped, ", "))
 	}
-	_, err = f.IO.Out.Write(ex.YAML)
+	_, err = opts.IO.Out.Write(ex.YAML)
 	return err
 }

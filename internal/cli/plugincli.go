@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/hermes-go/hermes/internal/app"
-	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 )
 
 // runPluginCLI runs `hermes <name> args...` for a command a plugin registered with
@@ -34,7 +33,7 @@ func runPluginCLI(ctx context.Context, f *app.Factory, name string, args []strin
 			msg += "\nRun 'hermes --help' for usage."
 			return &app.ExitError{Code: app.ExitUsage, Message: "Error: " + msg}
 		}
-		rc, err := c.Run(hostapi.WithCLIStdin(ctx, f.IO.In, app.EchoOff(f.IO.In)), args, f.IO.Out, f.IO.Err)
+		rc, err := m.RunCLICommand(ctx, c, args)
 		if err != nil && ctx.Err() != nil {
 			// Ctrl-C: the user knows; no "context canceled" error on top.
 			code = app.ExitInterrupted
@@ -48,14 +47,7 @@ func runPluginCLI(ctx context.Context, f *app.Factory, name string, args []strin
 	})
 	f.Logs().FlushSuppressed()
 	if err != nil {
-		if ec, ok := err.(*app.ExitError); ok {
-			if ec.Message != "" {
-				fmt.Fprintln(f.IO.Err, ec.Message)
-			}
-			return ec.Code
-		}
-		fmt.Fprintf(f.IO.Err, "Error: %v\n", err)
-		return app.ExitFail
+		return app.Report(ctx, f.IO.Err, err)
 	}
 	return code
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,9 @@ import (
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
-func newPluginsCmd(f *app.Factory) *cobra.Command {
+// newCmdPlugins is the `hermes plugins` group. Its own run only refuses what
+// is not an action; the verbs are its children.
+func newCmdPlugins(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List, enable, disable and inspect plugins",
@@ -40,27 +41,34 @@ func newPluginsCmd(f *app.Factory) *cobra.Command {
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
-	cmd.AddCommand(newPluginsListCmd(f), newPluginsEnableCmd(f), newPluginsDisableCmd(f), newPluginsShowCmd(f))
-	cmd.AddCommand(newPluginsScanCmd(f))
+	cmd.AddCommand(newCmdPluginsList(f, nil), newCmdPluginsEnable(f, nil), newCmdPluginsDisable(f, nil), newCmdPluginsShow(f, nil))
+	cmd.AddCommand(newCmdPluginsScan(f, nil))
 	cmd.AddCommand(pluginsInstallCommands(f)...)
 	cmd.AddCommand(pluginsCatalogCommands(f)...)
-	cmd.AddCommand(newPluginsPackCmd(f))
+	cmd.AddCommand(newCmdPluginsPack(f))
 	return cmd
 }
 
 // ---- list -------------------------------------------------------------------------
 
 type listOptions struct {
-	enabledOnly, userOnly, noBundled, plain, json bool
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	EnabledOnly bool
+	UserOnly    bool
+	NoBundled   bool
+	Plain       bool
+	JSON        bool
 }
 
 // filters are the flags that narrow the listing, as typed.
-func (o listOptions) filters() []string {
+func (o *listOptions) filters() []string {
 	var f []string
 	for _, x := range []struct {
 		on   bool
 		flag string
-	}{{o.enabledOnly, "--enabled"}, {o.userOnly, "--user"}, {o.noBundled, "--no-bundled"}} {
+	}{{o.EnabledOnly, "--enabled"}, {o.UserOnly, "--user"}, {o.NoBundled, "--no-bundled"}} {
 		if x.on {
 			f = append(f, x.flag)
 		}
@@ -76,22 +84,27 @@ type listRow struct {
 	Source      string         `json:"source"`
 }
 
-func newPluginsListCmd(f *app.Factory) *cobra.Command {
-	var o listOptions
+func newCmdPluginsList(f *app.Factory, runF func(*listOptions) error) *cobra.Command {
+	opts := &listOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:         "list",
 		Aliases:     []string{"ls"},
 		Short:       "List installed and bundled plugins with their state (starts no plugin)",
 		Args:        cobra.NoArgs,
 		Annotations: instant(),
-		RunE:        func(cmd *cobra.Command, args []string) error { return pluginsList(f, o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsListRun(cmd.Context(), opts)
+		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&o.enabledOnly, "enabled", false, "only plugins that are enabled")
-	fl.BoolVar(&o.userOnly, "user", false, "only user-installed plugins (no bundled)")
-	fl.BoolVar(&o.noBundled, "no-bundled", false, "hide bundled plugins")
-	fl.BoolVar(&o.plain, "plain", false, "one plugin per line, no table")
-	fl.BoolVar(&o.json, "json", false, "machine-readable output")
+	fl.BoolVar(&opts.EnabledOnly, "enabled", false, "only plugins that are enabled")
+	fl.BoolVar(&opts.UserOnly, "user", false, "only user-installed plugins (no bundled)")
+	fl.BoolVar(&opts.NoBundled, "no-bundled", false, "hide bundled plugins")
+	fl.BoolVar(&opts.Plain, "plain", false, "one plugin per line, no table")
+	fl.BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
 }
 
@@ -110,8 +123,8 @@ func sourceLabel(pv provenance, p *plugins.Plugin) string {
 	return src
 }
 
-func pluginsList(f *app.Factory, o listOptions) error {
-	m, err := f.Host(context.Background())
+func pluginsListRun(ctx context.Context, opts *listOptions) error {
+	m, err := opts.Factory.Host(ctx)
 	if err != nil {
 		return err
 	}
@@ -119,20 +132,20 @@ func pluginsList(f *app.Factory, o listOptions) error {
 	pv := provenance{}
 	all := m.Plugins()
 	for _, p := range all {
-		if (o.userOnly || o.noBundled) && p.Candidate.Source == "bundled" {
+		if (opts.UserOnly || opts.NoBundled) && p.Candidate.Source == "bundled" {
 			continue
 		}
-		if o.enabledOnly && p.Status != plugins.StatusEnabled {
+		if opts.EnabledOnly && p.Status != plugins.StatusEnabled {
 			continue
 		}
 		mf := p.Candidate.Manifest
 		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p)})
 	}
 	// One write for the whole listing: a line at a time costs a system call per plugin.
-	out := bufio.NewWriterSize(f.IO.Out, 64<<10)
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defer out.Flush()
 	switch {
-	case o.json:
+	case opts.JSON:
 		if rows == nil {
 			rows = []listRow{}
 		}
@@ -140,24 +153,24 @@ func pluginsList(f *app.Factory, o listOptions) error {
 	case len(rows) == 0:
 		// --plain output is one line per plugin for scripts: the note goes to stderr.
 		var note io.Writer = out
-		if o.plain {
-			note = f.IO.Err
+		if opts.Plain {
+			note = opts.IO.Err
 		}
 		if len(all) > 0 {
 			// Only a filter left nothing: saying none is installed would be false.
-			fmt.Fprintf(note, "No plugins match %s (%d installed; see hermes plugins list)\n", strings.Join(o.filters(), " "), len(all))
+			fmt.Fprintf(note, "No plugins match %s (%d installed; see hermes plugins list)\n", strings.Join(opts.filters(), " "), len(all))
 			return nil
 		}
 		fmt.Fprintln(note, "No plugins installed.")
 		fmt.Fprintln(note, "Install with: hermes plugins install owner/repo")
 		return nil
-	case o.plain:
+	case opts.Plain:
 		for _, r := range rows {
 			fmt.Fprintf(out, "%-12s %-8s %-8s %s\n", r.Status, r.Source, r.Version, r.Name)
 		}
 		return nil
 	}
-	t := &table{color: f.Color()}
+	t := &table{color: opts.Factory.Color()}
 	t.header("Name", "Status", "Version", "Description", "Source")
 	for _, r := range rows {
 		t.row(r.Name, t.status(string(r.Status)), r.Version, truncate(r.Description, 60), r.Source)
@@ -169,47 +182,47 @@ func pluginsList(f *app.Factory, o listOptions) error {
 	return nil
 }
 
-func truncate(s string, n int) string {
-	// The usual cell (one short line) is returned as it is, without a copy: a
-	// search can print a thousand rows.
-	if len(s) <= n && strings.IndexByte(s, '\n') < 0 && strings.TrimSpace(s) == s {
-		return s
-	}
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " "))
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k := 0
-	for i := range s {
-		if k == n-3 {
-			return s[:i] + "..."
-		}
-		k++
-	}
-	return s
-}
-
 // ---- enable / disable -------------------------------------------------------------
 
 type enableOptions struct {
-	allowOverride, noAllowOverride bool
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string
+	// ToolOverride is what --allow-tool-override (true) or
+	// --no-allow-tool-override (false) says; nil when neither was given.
+	ToolOverride *bool
 }
 
-func newPluginsEnableCmd(f *app.Factory) *cobra.Command {
-	var o enableOptions
+func newCmdPluginsEnable(f *app.Factory, runF func(*enableOptions) error) *cobra.Command {
+	opts := &enableOptions{IO: f.IO, Factory: f}
+	var allow, deny bool
 	cmd := &cobra.Command{
 		Use:   "enable NAME",
 		Short: "Add a plugin to the plugins.enabled allow-list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsEnable(cmd.Context(), f, args[0], o, cmd.Flags().Changed("allow-tool-override"), cmd.Flags().Changed("no-allow-tool-override"))
+			opts.Name = args[0]
+			// Whether a flag was given decides, not its value: the flags are exclusive.
+			switch {
+			case cmd.Flags().Changed("allow-tool-override"):
+				opts.ToolOverride = boolPtr(true)
+			case cmd.Flags().Changed("no-allow-tool-override"):
+				opts.ToolOverride = boolPtr(false)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsEnableRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&o.allowOverride, "allow-tool-override", false, "let the plugin replace built-in tools (legacy allow_tool_override)")
-	cmd.Flags().BoolVar(&o.noAllowOverride, "no-allow-tool-override", false, "do not let the plugin replace built-in tools")
+	cmd.Flags().BoolVar(&allow, "allow-tool-override", false, "let the plugin replace built-in tools (legacy allow_tool_override)")
+	cmd.Flags().BoolVar(&deny, "no-allow-tool-override", false, "do not let the plugin replace built-in tools")
 	cmd.MarkFlagsMutuallyExclusive("allow-tool-override", "no-allow-tool-override")
 	return cmd
 }
+
+func boolPtr(v bool) *bool { return &v }
 
 // leaf is the last path segment of a category key ("observability/langfuse" → "langfuse").
 func leaf(key string) string {
@@ -239,7 +252,14 @@ func allowList(ctx context.Context, f *app.Factory, name string, move func(d *co
 	return m, p, already, err
 }
 
-func pluginsEnable(ctx context.Context, f *app.Factory, name string, o enableOptions, allowSet, denySet bool) error {
+func pluginsEnableRun(ctx context.Context, opts *enableOptions) error {
+	return enablePlugin(ctx, opts.Factory, opts.Name, opts.ToolOverride)
+}
+
+// enablePlugin is `hermes plugins enable`, also the last step of an install
+// that enables; toolOverride is the answer to the legacy tool-override question
+// when the command line gave it.
+func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride *bool) error {
 	m, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
 		key := p.Key
 		settings, _ := config.Plugins(d)
@@ -272,12 +292,41 @@ func pluginsEnable(ctx context.Context, f *app.Factory, name string, o enableOpt
 	}
 	fmt.Fprintf(f.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
 	if p.Candidate.Source != "bundled" {
-		return afterEnableConsent(ctx, f, m, p, allowSet, denySet)
+		return afterEnableConsent(ctx, f, m, p, toolOverride)
 	}
 	return nil
 }
 
-func pluginsDisable(ctx context.Context, f *app.Factory, name string) error {
+type disableOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string
+}
+
+func newCmdPluginsDisable(f *app.Factory, runF func(*disableOptions) error) *cobra.Command {
+	opts := &disableOptions{IO: f.IO, Factory: f}
+	return &cobra.Command{
+		Use:   "disable NAME",
+		Short: "Remove a plugin from plugins.enabled and add it to plugins.disabled",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsDisableRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func pluginsDisableRun(ctx context.Context, opts *disableOptions) error {
+	return disablePlugin(ctx, opts.Factory, opts.Name)
+}
+
+// disablePlugin is `hermes plugins disable`, also what an update that turns
+// out dangerous does.
+func disablePlugin(ctx context.Context, f *app.Factory, name string) error {
 	_, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
 		key := p.Key
 		settings, _ := config.Plugins(d)
@@ -301,15 +350,6 @@ func pluginsDisable(ctx context.Context, f *app.Factory, name string) error {
 	}
 	fmt.Fprintf(f.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
 	return nil
-}
-
-func newPluginsDisableCmd(f *app.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "disable NAME",
-		Short: "Remove a plugin from plugins.enabled and add it to plugins.disabled",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return pluginsDisable(cmd.Context(), f, args[0]) },
-	}
 }
 
 func contains(list []string, s string) bool {
@@ -359,27 +399,39 @@ type showJSON struct {
 	Error       *string             `json:"error"`
 }
 
-func newPluginsShowCmd(f *app.Factory) *cobra.Command {
-	var asJSON bool
+type showOptions struct {
+	IO      *app.IOStreams
+	Factory *app.Factory
+
+	Name string
+	JSON bool
+}
+
+func newCmdPluginsShow(f *app.Factory, runF func(*showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Load one plugin (if enabled) and show what it registers",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsShow(cmd.Context(), f, args[0], asJSON)
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsShowRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
 }
 
-func pluginsShow(ctx context.Context, f *app.Factory, name string, asJSON bool) error {
-	m, err := f.Host(ctx)
+func pluginsShowRun(ctx context.Context, opts *showOptions) error {
+	m, err := opts.Factory.Host(ctx)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	p, err := m.Resolve(name)
+	p, err := m.Resolve(opts.Name)
 	if err != nil {
 		return app.Failf("%v", err)
 	}
@@ -422,8 +474,8 @@ func pluginsShow(ctx context.Context, f *app.Factory, name string, asJSON bool) 
 	if errText != "" {
 		out.Error = &errText
 	}
-	if asJSON {
-		if err := writeJSON(f.IO.Out, out); err != nil {
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, out); err != nil {
 			return err
 		}
 		if p.ErrorText() != "" {
@@ -431,7 +483,7 @@ func pluginsShow(ctx context.Context, f *app.Factory, name string, asJSON bool) 
 		}
 		return nil
 	}
-	w := f.IO.Out
+	w := opts.IO.Out
 	if mf.Version != "" {
 		fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
 	} else {

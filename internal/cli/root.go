@@ -157,13 +157,13 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		}
 	})
 	root.AddCommand(
-		newPluginsCmd(f),
+		newCmdPlugins(f),
 		newToolsCmd(f),
 		newConfigCmd(f),
 		newDemoCmd(f),
 		newChatCmd(f),
 		newSessionsCmd(f),
-		newOpenURLCmd(f),
+		newCmdOpenURL(f, nil),
 	)
 	usageErrors(root)
 	return root

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,26 +15,39 @@ import (
 	"github.com/hermes-go/hermes/internal/scan"
 )
 
+type scanOptions struct {
+	IO  *app.IOStreams
+	Cwd string // what a relative PATH is relative to
+
+	Path string
+	JSON bool
+}
+
 // `hermes plugins scan PATH [--json]`: the scan install runs before it publishes a
 // plugin, for authors to run before they publish. Exit 0 safe, 1 caution/dangerous.
-func newPluginsScanCmd(f *app.Factory) *cobra.Command {
-	var asJSON bool
+func newCmdPluginsScan(f *app.Factory, runF func(*scanOptions) error) *cobra.Command {
+	opts := &scanOptions{IO: f.IO, Cwd: f.Cwd}
 	cmd := &cobra.Command{
 		Use:   "scan PATH",
 		Short: "Security-scan a plugin directory the way install does (exit 1 unless safe)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return pluginsScan(cmd, f, args[0], asJSON)
+			opts.Path = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return pluginsScanRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
 }
 
-func pluginsScan(cmd *cobra.Command, f *app.Factory, path string, asJSON bool) error {
+func pluginsScanRun(ctx context.Context, opts *scanOptions) error {
+	path := opts.Path
 	dir := path
-	if !filepath.IsAbs(dir) && f.Cwd != "" {
-		dir = filepath.Join(f.Cwd, dir)
+	if !filepath.IsAbs(dir) && opts.Cwd != "" {
+		dir = filepath.Join(opts.Cwd, dir)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -42,26 +56,26 @@ func pluginsScan(cmd *cobra.Command, f *app.Factory, path string, asJSON bool) e
 		}
 		return app.Failf("Cannot scan %s: %v", path, err)
 	}
-	opts := scan.Options{Source: "local"}
+	so := scan.Options{Source: "local"}
 	if st.IsDir() {
 		// The plugin's own API keys (requires_env) are normal reads; a missing or
 		// broken manifest is not the scanner's business.
 		if m, _, err := manifest.LoadDir(dir); err == nil {
 			for _, e := range m.RequiresEnv {
-				opts.RequiresEnv = append(opts.RequiresEnv, e.Name)
+				so.RequiresEnv = append(so.RequiresEnv, e.Name)
 			}
 		}
 	}
-	res, err := scan.Scan(cmd.Context(), dir, opts)
+	res, err := scan.Scan(ctx, dir, so)
 	if err != nil {
 		return app.Failf("Cannot scan %s: %v", path, err)
 	}
-	if asJSON {
-		if err := writeJSON(f.IO.Out, res); err != nil {
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, res); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintln(f.IO.Out, res.Report())
+		fmt.Fprintln(opts.IO.Out, res.Report())
 	}
 	if res.Verdict != scan.VerdictSafe {
 		return app.SilentExit(app.ExitFail)

@@ -95,3 +95,24 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
 }
+
+// truncate shortens a cell to n runes on one line, ending in "..." when cut.
+func truncate(s string, n int) string {
+	// The usual cell (one short line) is returned as it is, without a copy: a
+	// search can print a thousand rows.
+	if len(s) <= n && strings.IndexByte(s, '\n') < 0 && strings.TrimSpace(s) == s {
+		return s
+	}
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " "))
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-3 {
+			return s[:i] + "..."
+		}
+		k++
+	}
+	return s
+}

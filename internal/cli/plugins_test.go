@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"bytes"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestNewCmdPlugins(t *testing.T) {
+	tests := []struct {
+		name    string
+		tty     bool
+		args    []string
+		wantErr string
+	}{
+		{name: "not an action", args: []string{"frobnicate"}, wantErr: "Unknown plugins action: frobnicate\nRun 'hermes plugins --help' for the actions."},
+		{name: "close to an action", args: []string{"lst"}, wantErr: "Unknown plugins action: lst\nDid you mean list?\n"},
+		{name: "no action, no terminal", wantErr: "Interactive mode requires a terminal."},
+		{name: "no action on a terminal shows the help", tty: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			f.IO.InTTY, f.IO.OutTTY = tt.tty, tt.tty
+			var out bytes.Buffer
+			cmd := newCmdPlugins(f)
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			_, err := cmd.ExecuteC()
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			if !strings.Contains(out.String(), "Usage:\n  plugins [flags]\n  plugins [command]") {
+				t.Fatalf("help:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestNewCmdPluginsChildren(t *testing.T) {
+	var got []string
+	for _, c := range newCmdPlugins(testFactory()).Commands() {
+		got = append(got, c.Name())
+	}
+	sort.Strings(got)
+	want := []string{"browse", "capabilities", "disable", "enable", "info", "install", "list", "pack", "remove", "repair-metadata", "scan", "search", "show", "update"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("children %v, want %v", got, want)
+	}
+}
+
+func TestNewCmdPluginsList(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    listOptions
+		wantErr string
+	}{
+		{name: "no flags"},
+		{name: "enabled", args: []string{"--enabled"}, want: listOptions{EnabledOnly: true}},
+		{name: "user and no-bundled", args: []string{"--user", "--no-bundled"}, want: listOptions{UserOnly: true, NoBundled: true}},
+		{name: "plain", args: []string{"--plain"}, want: listOptions{Plain: true}},
+		{name: "json", args: []string{"--json"}, want: listOptions{JSON: true}},
+		{name: "json=false", args: []string{"--json=false", "--enabled"}, want: listOptions{EnabledOnly: true}},
+		{name: "an argument", args: []string{"foo"}, wantErr: `unknown command "foo" for "list"`},
+		{name: "unknown flag", args: []string{"--all"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdPluginsList, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			checkBuiltFrom(t, f, got.IO, got.Factory)
+			got.IO, got.Factory = nil, nil
+			if *got != tt.want {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListFilters(t *testing.T) {
+	o := listOptions{EnabledOnly: true, NoBundled: true}
+	if got := strings.Join(o.filters(), " "); got != "--enabled --no-bundled" {
+		t.Fatalf("filters %q", got)
+	}
+}
+
+func TestNewCmdPluginsEnable(t *testing.T) {
+	allow, deny := true, false
+	tests := []struct {
+		name    string
+		args    []string
+		want    enableOptions
+		wantErr string
+	}{
+		{name: "name", args: []string{"observability/langfuse"}, want: enableOptions{Name: "observability/langfuse"}},
+		{name: "allow", args: []string{"x", "--allow-tool-override"}, want: enableOptions{Name: "x", ToolOverride: &allow}},
+		{name: "deny", args: []string{"--no-allow-tool-override", "x"}, want: enableOptions{Name: "x", ToolOverride: &deny}},
+		{name: "allow and deny", args: []string{"x", "--allow-tool-override", "--no-allow-tool-override"}, wantErr: errExclusive},
+		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+		{name: "unknown flag", args: []string{"x", "--yes"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdPluginsEnable, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			checkBuiltFrom(t, f, got.IO, got.Factory)
+			got.IO, got.Factory = nil, nil
+			if !reflect.DeepEqual(*got, tt.want) {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewCmdPluginsDisable(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    disableOptions
+		wantErr string
+	}{
+		{name: "name", args: []string{"calc"}, want: disableOptions{Name: "calc"}},
+		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+		{name: "a flag of enable", args: []string{"calc", "--allow-tool-override"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdPluginsDisable, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			checkBuiltFrom(t, f, got.IO, got.Factory)
+			got.IO, got.Factory = nil, nil
+			if *got != tt.want {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewCmdPluginsShow(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    showOptions
+		wantErr string
+	}{
+		{name: "name", args: []string{"calc"}, want: showOptions{Name: "calc"}},
+		{name: "json", args: []string{"--json", "calc"}, want: showOptions{Name: "calc", JSON: true}},
+		{name: "no name", args: []string{"--json"}, wantErr: "accepts 1 arg(s), received 0"},
+		{name: "unknown flag", args: []string{"calc", "--plain"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdPluginsShow, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			checkBuiltFrom(t, f, got.IO, got.Factory)
+			got.IO, got.Factory = nil, nil
+			if *got != tt.want {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,34 @@
+package cli
+
+import "testing"
+
+func TestNewCmdPluginsScan(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    scanOptions
+		wantErr string
+	}{
+		{name: "relative path", args: []string{"my-plugin"}, want: scanOptions{Path: "my-plugin"}},
+		{name: "absolute path json", args: []string{"/tmp/p", "--json"}, want: scanOptions{Path: "/tmp/p", JSON: true}},
+		{name: "no path", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two paths", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+		{name: "unknown flag", args: []string{"p", "--force"}, wantErr: errUnknownFlag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmdPluginsScan, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			if got.IO != f.IO || got.Cwd != f.Cwd {
+				t.Fatalf("options not built from the factory: %+v", got)
+			}
+			got.IO, got.Cwd = nil, ""
+			if *got != tt.want {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
