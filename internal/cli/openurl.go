@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -172,72 +169,21 @@ func registerURLHandler(ctx context.Context, f *app.Factory) error {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		return app.Failf("Error: --register writes an XDG desktop entry (Linux and other freedesktop systems); on %s, Hermes Desktop registers hermes:// links.", runtime.GOOS)
 	}
-	dir, err := urlscheme.ApplicationsDir(f.Env)
-	if err != nil {
-		return app.Failf("Error: %v", err)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return app.Failf("Error: cannot find the hermes binary to register: %v", err)
 	}
-	path, err := urlscheme.WriteDesktopEntry(dir, exe)
-	if err != nil {
+	r, err := urlscheme.Register(ctx, f.Env, exe)
+	if r.Entry != "" {
+		fmt.Fprintf(f.IO.Out, "✓ Wrote %s (runs %s open-url in a terminal)\n", r.Entry, exe)
+	}
+	switch {
+	case err != nil:
 		return app.Failf("Error: %v", err)
-	}
-	w := f.IO.Out
-	fmt.Fprintf(w, "✓ Wrote %s (runs %s open-url in a terminal)\n", path, exe)
-	env := childEnv(f)
-	if tool := lookPathIn("update-desktop-database", f.Env("PATH")); tool != "" {
-		_ = runTool(ctx, env, tool, "-q", dir) // best effort: only refreshes a cache
-	}
-	tool := lookPathIn("xdg-mime", f.Env("PATH"))
-	if tool == "" {
-		fmt.Fprintf(w, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
+	case r.NoXDGMime:
+		fmt.Fprintf(f.IO.Out, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", r.Dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
 		return nil
 	}
-	args := append([]string{"default", urlscheme.DesktopFile}, urlscheme.MimeTypes...)
-	if err := runTool(ctx, env, tool, args...); err != nil {
-		return app.Failf("Error: the desktop entry is written, but `xdg-mime %s` failed: %v", strings.Join(args, " "), err)
-	}
-	fmt.Fprintf(w, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
+	fmt.Fprintf(f.IO.Out, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
 	return nil
-}
-
-// childEnv passes a desktop tool what it needs to find the user's session.
-func childEnv(f *app.Factory) []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_CURRENT_DESKTOP", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "KDE_SESSION_VERSION", "DESKTOP_SESSION"} {
-		if v := f.Env(k); v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
-
-func runTool(ctx context.Context, env []string, tool string, args ...string) error {
-	cmd := exec.CommandContext(ctx, tool, args...)
-	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		if s := strings.TrimSpace(out.String()); s != "" {
-			return fmt.Errorf("%w: %s", err, s)
-		}
-		return err
-	}
-	return nil
-}
-
-// lookPathIn finds an executable on the given PATH (the App's, not the process's).
-func lookPathIn(name, pathEnv string) string {
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
 }
