@@ -161,7 +161,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newToolsCmd(f),
 		newConfigCmd(f),
 		newDemoCmd(f),
-		newChatCmd(f),
+		newCmdChat(f, nil),
 		newSessionsCmd(f),
 		newOpenURLCmd(f),
 	)

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/app"
+)
+
+// The TestNewCmd* tests parse a verb's command line without running the verb:
+// a runF captures the options the run would get.
+
+// testFactory is a Factory for building commands; nothing in it is used while
+// only the command line is parsed.
+func testFactory() *app.Factory {
+	return &app.Factory{
+		IO:  &app.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard},
+		Env: func(string) string { return "" },
+	}
+}
+
+// parseCmd runs cmd on args with usage errors typed as the root types them,
+// and returns the error and the exit code it would end hermes with.
+func parseCmd(t *testing.T, cmd *cobra.Command, args []string) (error, int) {
+	t.Helper()
+	usageErrors(cmd)
+	cmd.SetArgs(args)
+	cmd.SetIn(strings.NewReader(""))
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(context.Background())
+	return err, app.Report(context.Background(), io.Discard, err)
+}
+
+// checkParseErr compares a parse's error with the wanted one: wantErr "" for
+// none, else a substring of the message, and the exit code.
+func checkParseErr(t *testing.T, err error, code int, wantErr string, wantCode int) bool {
+	t.Helper()
+	if wantErr == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return true
+	}
+	if err == nil {
+		t.Fatalf("no error, want %q", wantErr)
+	}
+	if !strings.Contains(err.Error(), wantErr) {
+		t.Errorf("error %q, want it to contain %q", err, wantErr)
+	}
+	if code != wantCode {
+		t.Errorf("exit code %d, want %d", code, wantCode)
+	}
+	return false
+}
