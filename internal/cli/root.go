@@ -162,7 +162,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newConfigCmd(f),
 		newDemoCmd(f),
 		newCmdChat(f, nil),
-		newSessionsCmd(f),
+		newCmdSessions(f),
 		newOpenURLCmd(f),
 	)
 	usageErrors(root)
