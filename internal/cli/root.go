@@ -158,9 +158,9 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 	})
 	root.AddCommand(
 		newPluginsCmd(f),
-		newToolsCmd(f),
+		newCmdTools(f),
 		newConfigCmd(f),
-		newDemoCmd(f),
+		newCmdDemo(f, nil),
 		newCmdChat(f, nil),
 		newCmdSessions(f),
 		newOpenURLCmd(f),
