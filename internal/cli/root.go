@@ -159,7 +159,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 	root.AddCommand(
 		newPluginsCmd(f),
 		newCmdTools(f),
-		newConfigCmd(f),
+		newCmdConfig(f),
 		newCmdDemo(f, nil),
 		newCmdChat(f, nil),
 		newCmdSessions(f),
