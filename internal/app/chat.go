@@ -209,7 +209,7 @@ func (c *Chat) PreCommand(ctx context.Context, typed, canonical, rawArgs string)
 	})
 }
 
-// Commands are the slash commands the plugins registered.
+// Commands are the slash commands the plugins registered, sorted by name.
 func (c *Chat) Commands() []*registry.Command { return c.h.Registry.Commands() }
 
 // Command finds the plugin slash command called name.

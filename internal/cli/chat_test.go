@@ -34,7 +34,7 @@ func TestNewCmdChat(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *chatOptions
 			cmd := newCmdChat(testFactory(), func(o *chatOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				if got != nil {
 					t.Errorf("the run was called despite the error")

@@ -22,7 +22,7 @@ func TestNewCmdConfigGet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *configGetOptions
 			cmd := newCmdConfigGet(testFactory(), func(o *configGetOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}
@@ -59,7 +59,7 @@ func TestNewCmdConfigSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *configSetOptions
 			cmd := newCmdConfigSet(testFactory(), func(o *configSetOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}
@@ -87,7 +87,7 @@ func TestNewCmdConfigPath(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *configPathOptions
 			cmd := newCmdConfigPath(testFactory(), func(o *configPathOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if checkParseErr(t, err, code, tt.wantErr, tt.wantCode) && (got.IO == nil || got.Store == nil) {
 				t.Fatalf("IO or Store not wired from the factory")
 			}

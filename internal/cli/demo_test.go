@@ -23,7 +23,7 @@ func TestNewCmdDemo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *demoOptions
 			cmd := newCmdDemo(testFactory(), func(o *demoOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}

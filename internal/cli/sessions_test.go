@@ -25,7 +25,7 @@ func TestNewCmdSessionsList(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *sessionsListOptions
 			cmd := newCmdSessionsList(testFactory(), func(o *sessionsListOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}
@@ -56,7 +56,7 @@ func TestNewCmdSessionsShow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *sessionsShowOptions
 			cmd := newCmdSessionsShow(testFactory(), func(o *sessionsShowOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}
@@ -90,7 +90,7 @@ func TestNewCmdSessionsSearch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *sessionsSearchOptions
 			cmd := newCmdSessionsSearch(testFactory(), func(o *sessionsSearchOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				if got != nil {
 					t.Errorf("the run was called despite the error")
@@ -125,7 +125,7 @@ func TestNewCmdSessionsDelete(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *sessionsDeleteOptions
 			cmd := newCmdSessionsDelete(testFactory(), func(o *sessionsDeleteOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}

@@ -23,7 +23,7 @@ func TestNewCmdToolsList(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *toolsListOptions
 			cmd := newCmdToolsList(testFactory(), func(o *toolsListOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				return
 			}
@@ -65,7 +65,7 @@ func TestNewCmdToolsCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *toolsCallOptions
 			cmd := newCmdToolsCall(testFactory(), func(o *toolsCallOptions) error { got = o; return nil })
-			err, code := parseCmd(t, cmd, tt.args)
+			code, err := parseCmd(t, cmd, tt.args)
 			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
 				if got != nil {
 					t.Errorf("the run was called despite the error")

@@ -24,8 +24,8 @@ func testFactory() *app.Factory {
 }
 
 // parseCmd runs cmd on args with usage errors typed as the root types them,
-// and returns the error and the exit code it would end hermes with.
-func parseCmd(t *testing.T, cmd *cobra.Command, args []string) (error, int) {
+// and returns the exit code it would end hermes with and the error.
+func parseCmd(t *testing.T, cmd *cobra.Command, args []string) (int, error) {
 	t.Helper()
 	usageErrors(cmd)
 	cmd.SetArgs(args)
@@ -33,7 +33,7 @@ func parseCmd(t *testing.T, cmd *cobra.Command, args []string) (error, int) {
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	err := cmd.ExecuteContext(context.Background())
-	return err, app.Report(context.Background(), io.Discard, err)
+	return app.Report(context.Background(), io.Discard, err), err
 }
 
 // checkParseErr compares a parse's error with the wanted one: wantErr "" for
