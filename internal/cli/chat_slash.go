@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-
-	"github.com/hermes-go/hermes/internal/hooks"
-	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
 // errQuit ends the interactive loop.
@@ -31,7 +27,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	if typed == "exit" {
 		canonical = "quit"
 	}
-	cmd, isPlugin := cs.pluginCommand(canonical)
+	cmd, isPlugin := cs.chat.Command(canonical)
 	known := isPlugin
 	for _, b := range builtinSlash {
 		if b.name == canonical {
@@ -39,29 +35,18 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 	}
 	if !known {
-		fmt.Fprintf(cs.f.IO.Err, "Unknown command /%s; /help lists the commands.\n", typed)
+		fmt.Fprintf(cs.io.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
-	if cs.hooks.Has(hooks.HookPreCommand) {
-		alias := any(nil)
-		if typed != canonical {
-			alias = typed
-		}
-		cs.hooks.Fire(ctx, hooks.HookPreCommand, map[string]any{
-			"surface": "cli", "command": canonical, "alias_used": alias, "args_raw": strings.TrimSpace(rawArgs),
-			"session_key": cs.sess.ID, "platform": "cli",
-		})
-	}
-	out := cs.f.IO.Out
+	cs.chat.PreCommand(ctx, typed, canonical, rawArgs)
+	out := cs.io.Out
 	switch canonical {
 	case "help":
 		fmt.Fprintln(out, "Commands:")
 		for _, b := range builtinSlash {
 			fmt.Fprintf(out, "  /%-12s %s\n", b.name, b.help)
 		}
-		cmds := cs.reg.Commands()
-		sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
-		for _, c := range cmds {
+		for _, c := range cs.chat.Commands() { // sorted by name
 			usage := "/" + c.Name
 			if c.ArgsHint != "" {
 				usage += " " + c.ArgsHint
@@ -71,7 +56,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		return nil
 	case "plugins":
 		n := 0
-		for _, p := range cs.m.Plugins() {
+		for _, p := range cs.chat.Plugins() {
 			if !p.Decision.Starts() {
 				continue
 			}
@@ -87,7 +72,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 		return nil
 	case "tools":
-		for _, t := range cs.reg.Tools().List() {
+		for _, t := range cs.chat.Tools() {
 			fmt.Fprintf(out, "  %-24s %-12s %s\n", t.Name, t.Toolset, firstLine(t.ModelDescription()))
 		}
 		return nil
@@ -99,43 +84,20 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	res, ok, err := cmd.Run(ctx, rawArgs)
 	switch {
 	case err != nil:
-		fmt.Fprintf(cs.f.IO.Err, "/%s failed: %v\n", canonical, err)
+		fmt.Fprintf(cs.io.Err, "/%s failed: %v\n", canonical, err)
 	case ok:
 		fmt.Fprintln(out, res)
 	}
 	return nil
 }
 
-func (cs *chatSession) pluginCommand(name string) (*registry.Command, bool) {
-	for _, c := range cs.reg.Commands() {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return nil, false
-}
-
-// newSession ends the current session and starts another: finalize the old one,
-// reset to the new one; on_session_start fires with its first turn.
+// newSession ends the current session and starts another.
 func (cs *chatSession) newSession(ctx context.Context) error {
-	old := cs.sess.ID
-	id, err := cs.store.Create(ctx, cs.model, "cli")
+	id, err := cs.chat.NewSession(ctx)
 	if err != nil {
 		return err
 	}
-	_ = cs.store.End(ctx, old)
-	if cs.hooks.Has(hooks.HookOnSessionFinalize) {
-		cs.hooks.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": "cli",
-			"reason": "new_session", "old_session_id": old, "new_session_id": id})
-	}
-	if cs.hooks.Has(hooks.HookOnSessionReset) {
-		cs.hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
-	}
-	cs.sess = cs.ag.NewSession(ctx, id)
-	if cs.m.Approver != nil {
-		cs.m.Approver.SessionKey = id
-	}
-	fmt.Fprintf(cs.f.IO.Err, "New session %s\n", id)
+	fmt.Fprintf(cs.io.Err, "New session %s\n", id)
 	return nil
 }
 

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -11,39 +13,74 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 )
 
-func newConfigCmd(f *app.Factory) *cobra.Command {
+func newCmdConfig(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Read and edit config.yaml (comments and layout are kept)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	get := &cobra.Command{
+	cmd.AddCommand(newCmdConfigGet(f, nil), newCmdConfigSet(f, nil), newCmdConfigPath(f, nil))
+	return cmd
+}
+
+type configGetOptions struct {
+	IO *app.IOStreams
+	// Store is config.yaml of the command's HERMES_HOME.
+	Store      func() (config.Store, error)
+	WarnConfig func(doc *config.Doc)
+
+	Key string
+}
+
+func newCmdConfigGet(f *app.Factory, runF func(*configGetOptions) error) *cobra.Command {
+	opts := &configGetOptions{IO: f.IO, Store: f.Store, WarnConfig: f.WarnConfig}
+	return &cobra.Command{
 		Use:         "get KEY",
 		Short:       "Print the value at a dotted KEY (e.g. plugins.enabled)",
 		Args:        cobra.ExactArgs(1),
 		Annotations: instant(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := f.Home()
-			if err != nil {
-				return err
+			opts.Key = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if _, err := config.SplitPath(args[0]); err != nil {
-				return app.Failf("%v", err)
-			}
-			doc, err := config.Store{Path: h.ConfigPath()}.Load()
-			if err != nil {
-				return err
-			}
-			f.WarnConfig(doc)
-			v, ok := doc.GetOrdered(args[0])
-			if !ok {
-				return app.Failf("%s is not set in %s", args[0], h.ConfigPath())
-			}
-			return printValue(f, v)
+			return configGetRun(opts)
 		},
 	}
-	set := &cobra.Command{
+}
+
+func configGetRun(opts *configGetOptions) error {
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	if _, err := config.SplitPath(opts.Key); err != nil {
+		return app.Failf("%v", err)
+	}
+	doc, err := config.Store{Path: store.Path}.Load()
+	if err != nil {
+		return err
+	}
+	opts.WarnConfig(doc)
+	v, ok := doc.GetOrdered(opts.Key)
+	if !ok {
+		return app.Failf("%s is not set in %s", opts.Key, store.Path)
+	}
+	return printValue(opts.IO.Out, v)
+}
+
+type configSetOptions struct {
+	IO    *app.IOStreams
+	Store func() (config.Store, error)
+
+	Key   string
+	Value string // as typed; read as YAML by the run
+}
+
+func newCmdConfigSet(f *app.Factory, runF func(*configSetOptions) error) *cobra.Command {
+	opts := &configSetOptions{IO: f.IO, Store: f.Store}
+	cmd := &cobra.Command{
 		Use:   "set KEY VALUE",
 		Short: "Set the value at a dotted KEY (VALUE is read as YAML: true, 30, [a, b], text)",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -56,51 +93,75 @@ func newConfigCmd(f *app.Factory) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = setArgs(args)
-			h, err := f.Home()
-			if err != nil {
-				return err
+			opts.Key, opts.Value = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
 			}
-			value := config.ParseValue(args[1])
-			// The edit and the config migration are one write: an edit saved over an
-			// unmigrated file would lose the plugins it is about to grandfather. Setting
-			// first lets `config set plugins {}` repair a section the migration refuses.
-			var msgs []string
-			err = config.Store{Path: h.ConfigPath()}.Update(cmd.Context(), func(d *config.Doc) error {
-				if err := d.Set(args[0], value); err != nil {
-					return err
-				}
-				var err error
-				msgs, err = config.Migrate(d, h.PluginsDir())
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			for _, m := range msgs {
-				fmt.Fprintln(f.IO.Err, m)
-			}
-			fmt.Fprintf(f.IO.Out, "✓ Set %s = %s in %s\n", args[0], strings.TrimSpace(args[1]), h.ConfigPath())
-			return nil
+			return configSetRun(cmd.Context(), opts)
 		},
 	}
 	// Nothing after KEY is a flag, so a VALUE such as -1 or -x reaches ParseValue.
-	set.Flags().SetInterspersed(false)
-	path := &cobra.Command{
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+func configSetRun(ctx context.Context, opts *configSetOptions) error {
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	value := config.ParseValue(opts.Value)
+	// The edit and the config migration are one write: an edit saved over an
+	// unmigrated file would lose the plugins it is about to grandfather. Setting
+	// first lets `config set plugins {}` repair a section the migration refuses
+	// (hence a Store without PluginsDir, which would migrate before the edit).
+	var msgs []string
+	err = config.Store{Path: store.Path}.Update(ctx, func(d *config.Doc) error {
+		if err := d.Set(opts.Key, value); err != nil {
+			return err
+		}
+		var err error
+		msgs, err = config.Migrate(d, store.PluginsDir)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		fmt.Fprintln(opts.IO.Err, m)
+	}
+	fmt.Fprintf(opts.IO.Out, "✓ Set %s = %s in %s\n", opts.Key, strings.TrimSpace(opts.Value), store.Path)
+	return nil
+}
+
+type configPathOptions struct {
+	IO    *app.IOStreams
+	Store func() (config.Store, error)
+}
+
+func newCmdConfigPath(f *app.Factory, runF func(*configPathOptions) error) *cobra.Command {
+	opts := &configPathOptions{IO: f.IO, Store: f.Store}
+	return &cobra.Command{
 		Use:         "path",
 		Short:       "Print the path of config.yaml",
 		Args:        cobra.NoArgs,
 		Annotations: instant(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := f.Home()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			fmt.Fprintln(f.IO.Out, h.ConfigPath())
-			return nil
+			return configPathRun(opts)
 		},
 	}
-	cmd.AddCommand(get, set, path)
-	return cmd
+}
+
+func configPathRun(opts *configPathOptions) error {
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.Out, store.Path)
+	return nil
 }
 
 // setArgs drops a "--" between KEY and VALUE: with flag parsing stopped at KEY (so
@@ -112,12 +173,12 @@ func setArgs(args []string) []string {
 	return args
 }
 
-func printValue(f *app.Factory, v any) error {
+func printValue(w io.Writer, v any) error {
 	switch x := v.(type) {
 	case nil:
-		fmt.Fprintln(f.IO.Out, "null")
+		fmt.Fprintln(w, "null")
 	case string:
-		fmt.Fprintln(f.IO.Out, x)
+		fmt.Fprintln(w, x)
 	case yaml.MapSlice, []any:
 		// A list of its own starts at column 0 ("- a"); lists inside a mapping are
 		// indented under their key, as in config.yaml.
@@ -126,9 +187,9 @@ func printValue(f *app.Factory, v any) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(f.IO.Out, string(b))
+		fmt.Fprint(w, string(b))
 	default:
-		fmt.Fprintln(f.IO.Out, x)
+		fmt.Fprintln(w, x)
 	}
 	return nil
 }

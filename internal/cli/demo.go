@@ -13,24 +13,34 @@ import (
 	"github.com/hermes-go/hermes/examples"
 	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/config"
-	"github.com/hermes-go/hermes/internal/home"
 )
 
-func newDemoCmd(f *app.Factory) *cobra.Command {
-	var keep string
+type demoOptions struct {
+	// ForHomeDir is the Factory of another HERMES_HOME, the demo's own.
+	ForHomeDir func(dir string) *app.Factory
+
+	Home string // --home: the directory to use and keep; "" for a temporary one
+}
+
+func newCmdDemo(f *app.Factory, runF func(*demoOptions) error) *cobra.Command {
+	opts := &demoOptions{ForHomeDir: f.ForHomeDir}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Install the bundled hello-world plugin into a scratch HERMES_HOME and call its tool (no network)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDemo(cmd.Context(), f, keep)
+			if runF != nil {
+				return runF(opts)
+			}
+			return demoRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&keep, "home", "", "use (and keep) this directory as HERMES_HOME instead of a temporary one")
+	cmd.Flags().StringVar(&opts.Home, "home", "", "use (and keep) this directory as HERMES_HOME instead of a temporary one")
 	return cmd
 }
 
-func runDemo(ctx context.Context, f *app.Factory, dir string) error {
+func demoRun(ctx context.Context, opts *demoOptions) error {
+	dir := opts.Home
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "hermes-demo-")
 		if err != nil {
@@ -43,9 +53,12 @@ func runDemo(ctx context.Context, f *app.Factory, dir string) error {
 	if err != nil {
 		return err
 	}
-	h := home.Home{Dir: abs, Profile: "custom"}
-	f = f.ForHome(h)
+	f := opts.ForHomeDir(abs)
 	defer f.Close()
+	h, err := f.Home()
+	if err != nil {
+		return err
+	}
 	w := f.IO.Out
 	fmt.Fprintf(w, "HERMES_HOME=%s\n", abs)
 
@@ -77,5 +90,6 @@ func runDemo(ctx context.Context, f *app.Factory, dir string) error {
 	}
 	fmt.Fprintln(w, "✓ Plugin hello-world enabled.")
 	fmt.Fprintln(w, `$ hermes tools call hello_world --args '{"name":"Ada"}'`)
-	return toolsCall(ctx, f, "hello_world", `{"name":"Ada"}`)
+	return toolsCallRun(ctx, &toolsCallOptions{IO: f.IO, WithHost: f.WithHost,
+		Name: "hello_world", Args: map[string]any{"name": "Ada"}})
 }

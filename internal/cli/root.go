@@ -158,11 +158,11 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 	})
 	root.AddCommand(
 		newCmdPlugins(f),
-		newToolsCmd(f),
-		newConfigCmd(f),
-		newDemoCmd(f),
-		newChatCmd(f),
-		newSessionsCmd(f),
+		newCmdTools(f),
+		newCmdConfig(f),
+		newCmdDemo(f, nil),
+		newCmdChat(f, nil),
+		newCmdSessions(f),
 		newCmdOpenURL(f, nil),
 	)
 	usageErrors(root)

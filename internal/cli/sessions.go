@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -15,16 +16,20 @@ import (
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
-func newSessionsCmd(f *app.Factory) *cobra.Command {
+func newCmdSessions(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newSessionsListCmd(f), newSessionsShowCmd(f), newSessionsSearchCmd(f), newSessionsDeleteCmd(f))
+	cmd.AddCommand(newCmdSessionsList(f, nil), newCmdSessionsShow(f, nil), newCmdSessionsSearch(f, nil), newCmdSessionsDelete(f, nil))
 	return cmd
 }
+
+// openSessions opens state.db; with mustExist a missing file is nil (see
+// app.Factory.Sessions).
+type openSessions func(ctx context.Context, mustExist bool) (*session.Store, error)
 
 func noSession(id string) error {
 	return app.Failf("Error: no session %q; see: hermes sessions list", id)
@@ -52,107 +57,134 @@ func formatTime(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-func newSessionsListCmd(f *app.Factory) *cobra.Command {
-	var (
-		asJSON bool
-		limit  int
-	)
+type sessionsListOptions struct {
+	IO       *app.IOStreams
+	Sessions openSessions
+	Color    func() bool
+
+	JSON  bool
+	Limit int
+}
+
+func newCmdSessionsList(f *app.Factory, runF func(*sessionsListOptions) error) *cobra.Command {
+	opts := &sessionsListOptions{IO: f.IO, Sessions: f.Sessions, Color: f.Color}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, most recent first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			s, err := f.Sessions(ctx, true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			list := []session.Session{}
-			if s != nil {
-				defer s.Close()
-				if list, err = s.List(ctx, limit); err != nil {
-					return app.Failf("Error: %v", err)
-				}
-			}
-			if asJSON {
-				return writeJSON(f.IO.Out, list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(f.IO.Out, "No sessions yet. Start one with: hermes chat")
-				return nil
-			}
-			t := &table{color: f.Color()}
-			t.header("ID", "Title", "Model", "Messages", "Updated")
-			for _, x := range list {
-				title := x.Title
-				if title == "" && x.Preview != "" {
-					title = strconv.Quote(truncate(x.Preview, 40))
-				}
-				t.row(x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt))
-			}
-			t.write(f.IO.Out)
-			return nil
+			return sessionsListRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
-	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "show at most `N` sessions (0: all)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "show at most `N` sessions (0: all)")
 	return cmd
+}
+
+func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
+	s, err := opts.Sessions(ctx, true)
+	if err != nil {
+		return err
+	}
+	list := []session.Session{}
+	if s != nil {
+		defer s.Close()
+		if list, err = s.List(ctx, opts.Limit); err != nil {
+			return app.Failf("Error: %v", err)
+		}
+	}
+	out := opts.IO.Out
+	if opts.JSON {
+		return writeJSON(out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "No sessions yet. Start one with: hermes chat")
+		return nil
+	}
+	t := &table{color: opts.Color()}
+	t.header("ID", "Title", "Model", "Messages", "Updated")
+	for _, x := range list {
+		title := x.Title
+		if title == "" && x.Preview != "" {
+			title = strconv.Quote(truncate(x.Preview, 40))
+		}
+		t.row(x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt))
+	}
+	t.write(out)
+	return nil
 }
 
 // maxShown caps one message's text in `sessions show` (a huge tool output would
 // bury the conversation); --json always has everything.
 const maxShown = 2000
 
-func newSessionsShowCmd(f *app.Factory) *cobra.Command {
-	var asJSON bool
+type sessionsShowOptions struct {
+	IO       *app.IOStreams
+	Sessions openSessions
+
+	ID   string
+	JSON bool
+}
+
+func newCmdSessionsShow(f *app.Factory, runF func(*sessionsShowOptions) error) *cobra.Command {
+	opts := &sessionsShowOptions{IO: f.IO, Sessions: f.Sessions}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print a session's conversation (an id prefix is enough when only one session has it)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			s, err := f.Sessions(ctx, true)
-			if err != nil {
-				return err
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if s != nil {
-				defer s.Close()
-			}
-			id, err := resolveSession(ctx, s, args[0])
-			if err != nil {
-				return err
-			}
-			sess, err := s.Get(ctx, id)
-			if err != nil {
-				return app.Failf("Error: %v", err)
-			}
-			msgs, err := s.History(ctx, id)
-			if err != nil {
-				return app.Failf("Error: %v", err)
-			}
-			calls, err := s.ToolCalls(ctx, id)
-			if err != nil {
-				return app.Failf("Error: %v", err)
-			}
-			if asJSON {
-				if msgs == nil {
-					msgs = []session.Message{}
-				}
-				if calls == nil {
-					calls = []session.ToolCall{}
-				}
-				return writeJSON(f.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
-			}
-			printSession(f, sess, msgs, calls)
-			return nil
+			return sessionsShowRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output (the session, every message and tool call)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output (the session, every message and tool call)")
 	return cmd
 }
 
-func printSession(f *app.Factory, sess session.Session, msgs []session.Message, calls []session.ToolCall) {
-	w := f.IO.Out
+func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
+	s, err := opts.Sessions(ctx, true)
+	if err != nil {
+		return err
+	}
+	if s != nil {
+		defer s.Close()
+	}
+	id, err := resolveSession(ctx, s, opts.ID)
+	if err != nil {
+		return err
+	}
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return app.Failf("Error: %v", err)
+	}
+	msgs, err := s.History(ctx, id)
+	if err != nil {
+		return app.Failf("Error: %v", err)
+	}
+	calls, err := s.ToolCalls(ctx, id)
+	if err != nil {
+		return app.Failf("Error: %v", err)
+	}
+	if opts.JSON {
+		if msgs == nil {
+			msgs = []session.Message{}
+		}
+		if calls == nil {
+			calls = []session.ToolCall{}
+		}
+		return writeJSON(opts.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
+	}
+	printSession(opts.IO.Out, sess, msgs, calls)
+	return nil
+}
+
+func printSession(w io.Writer, sess session.Session, msgs []session.Message, calls []session.ToolCall) {
 	head := []string{"Session " + sess.ID}
 	if sess.Model != "" {
 		head = append(head, "model "+sess.Model)
@@ -207,89 +239,115 @@ func printSession(f *app.Factory, sess session.Session, msgs []session.Message, 
 	}
 }
 
-func newSessionsSearchCmd(f *app.Factory) *cobra.Command {
-	var (
-		asJSON bool
-		limit  int
-	)
+type sessionsSearchOptions struct {
+	IO       *app.IOStreams
+	Sessions openSessions
+	Color    func() bool
+
+	Term  string // the words of TERM..., joined by spaces
+	JSON  bool
+	Limit int
+}
+
+func newCmdSessionsSearch(f *app.Factory, runF func(*sessionsSearchOptions) error) *cobra.Command {
+	opts := &sessionsSearchOptions{IO: f.IO, Sessions: f.Sessions, Color: f.Color}
 	cmd := &cobra.Command{
 		Use:   "search TERM...",
 		Short: "Find messages containing every word of TERM (full-text, case-insensitive)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			term := strings.Join(args, " ")
-			if strings.TrimSpace(term) == "" {
+			opts.Term = strings.Join(args, " ")
+			if strings.TrimSpace(opts.Term) == "" {
 				return &app.ExitError{Code: app.ExitUsage, Message: "Error: search needs a word to look for"}
 			}
-			s, err := f.Sessions(ctx, true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			hits := []session.Hit{}
-			if s != nil {
-				defer s.Close()
-				if hits, err = s.Search(ctx, term, limit); err != nil {
-					return app.Failf("Error: %v", err)
-				}
-			}
-			if asJSON {
-				return writeJSON(f.IO.Out, hits)
-			}
-			if len(hits) == 0 {
-				fmt.Fprintf(f.IO.Out, "No messages match %q.\n", term)
-				return nil
-			}
-			t := &table{color: f.Color()}
-			t.header("Session", "#", "Role", "Match")
-			for _, h := range hits {
-				t.row(h.SessionID, strconv.Itoa(h.Seq), h.Role, truncate(h.Snippet, 90))
-			}
-			t.write(f.IO.Out)
-			return nil
+			return sessionsSearchRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
-	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "show at most `N` matches")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "show at most `N` matches")
 	return cmd
 }
 
-func newSessionsDeleteCmd(f *app.Factory) *cobra.Command {
-	var asJSON bool
+func sessionsSearchRun(ctx context.Context, opts *sessionsSearchOptions) error {
+	s, err := opts.Sessions(ctx, true)
+	if err != nil {
+		return err
+	}
+	hits := []session.Hit{}
+	if s != nil {
+		defer s.Close()
+		if hits, err = s.Search(ctx, opts.Term, opts.Limit); err != nil {
+			return app.Failf("Error: %v", err)
+		}
+	}
+	out := opts.IO.Out
+	if opts.JSON {
+		return writeJSON(out, hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(out, "No messages match %q.\n", opts.Term)
+		return nil
+	}
+	t := &table{color: opts.Color()}
+	t.header("Session", "#", "Role", "Match")
+	for _, h := range hits {
+		t.row(h.SessionID, strconv.Itoa(h.Seq), h.Role, truncate(h.Snippet, 90))
+	}
+	t.write(out)
+	return nil
+}
+
+type sessionsDeleteOptions struct {
+	IO       *app.IOStreams
+	Sessions openSessions
+
+	ID   string // the full id: a prefix is fine for reading, not for deleting
+	JSON bool
+}
+
+func newCmdSessionsDelete(f *app.Factory, runF func(*sessionsDeleteOptions) error) *cobra.Command {
+	opts := &sessionsDeleteOptions{IO: f.IO, Sessions: f.Sessions}
 	cmd := &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a session with its messages and tool calls",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			s, err := f.Sessions(ctx, true)
-			if err != nil {
-				return err
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if s != nil {
-				defer s.Close()
-			}
-			// Deleting takes the full id: a prefix is fine for reading, not for this.
-			if s == nil {
-				return noSession(args[0])
-			}
-			sess, err := s.Get(ctx, args[0])
-			if errors.Is(err, session.ErrNotFound) {
-				return noSession(args[0])
-			}
-			if err != nil {
-				return app.Failf("Error: %v", err)
-			}
-			if err := s.Delete(ctx, sess.ID); err != nil {
-				return app.Failf("Error: %v", err)
-			}
-			if asJSON {
-				return writeJSON(f.IO.Out, map[string]any{"deleted": sess.ID, "messages": sess.MessageCount})
-			}
-			fmt.Fprintf(f.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
-			return nil
+			return sessionsDeleteRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
+}
+
+func sessionsDeleteRun(ctx context.Context, opts *sessionsDeleteOptions) error {
+	s, err := opts.Sessions(ctx, true)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return noSession(opts.ID)
+	}
+	defer s.Close()
+	sess, err := s.Get(ctx, opts.ID)
+	if errors.Is(err, session.ErrNotFound) {
+		return noSession(opts.ID)
+	}
+	if err != nil {
+		return app.Failf("Error: %v", err)
+	}
+	if err := s.Delete(ctx, sess.ID); err != nil {
+		return app.Failf("Error: %v", err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, map[string]any{"deleted": sess.ID, "messages": sess.MessageCount})
+	}
+	fmt.Fprintf(opts.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
+	return nil
 }

@@ -16,16 +16,19 @@ import (
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
-func newToolsCmd(f *app.Factory) *cobra.Command {
+func newCmdTools(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List and call the tools the model can use (built-in and from enabled plugins)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newToolsListCmd(f), newToolsCallCmd(f))
+	cmd.AddCommand(newCmdToolsList(f, nil), newCmdToolsCall(f, nil))
 	return cmd
 }
+
+// withHost runs fn on the loaded plugin host (see app.Factory.WithHost).
+type withHost func(ctx context.Context, fn func(h *app.Host) error) error
 
 type toolRow struct {
 	Name        string `json:"name"`
@@ -66,41 +69,66 @@ func toolRows(ctx context.Context, list []*tools.Tool) []toolRow {
 	return rows
 }
 
-func newToolsListCmd(f *app.Factory) *cobra.Command {
-	var asJSON bool
+type toolsListOptions struct {
+	IO       *app.IOStreams
+	WithHost withHost
+	Color    func() bool
+
+	JSON bool
+}
+
+func newCmdToolsList(f *app.Factory, runF func(*toolsListOptions) error) *cobra.Command {
+	opts := &toolsListOptions{IO: f.IO, WithHost: f.WithHost, Color: f.Color}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every available tool",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.WithHost(cmd.Context(), func(m *app.Host) error {
-				rows := toolRows(cmd.Context(), m.Registry.Tools().List())
-				if asJSON {
-					return writeJSON(f.IO.Out, rows)
-				}
-				if len(rows) == 0 {
-					fmt.Fprintln(f.IO.Out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
-					return nil
-				}
-				t := &table{color: f.Color()}
-				t.header("Name", "Toolset", "Source", "Description")
-				for _, r := range rows {
-					desc := r.Description
-					if !r.Available {
-						desc = "(unavailable: " + r.Unavailable + ") " + desc
-					}
-					t.row(r.Name, r.Toolset, r.Source, truncate(desc, 70))
-				}
-				t.write(f.IO.Out)
-				return nil
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return toolsListRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
 }
 
-func newToolsCallCmd(f *app.Factory) *cobra.Command {
+func toolsListRun(ctx context.Context, opts *toolsListOptions) error {
+	return opts.WithHost(ctx, func(h *app.Host) error {
+		rows := toolRows(ctx, h.Registry.Tools().List())
+		out := opts.IO.Out
+		if opts.JSON {
+			return writeJSON(out, rows)
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(out, "No tools available. Enable a plugin with: hermes plugins enable <name>")
+			return nil
+		}
+		t := &table{color: opts.Color()}
+		t.header("Name", "Toolset", "Source", "Description")
+		for _, r := range rows {
+			desc := r.Description
+			if !r.Available {
+				desc = "(unavailable: " + r.Unavailable + ") " + desc
+			}
+			t.row(r.Name, r.Toolset, r.Source, truncate(desc, 70))
+		}
+		t.write(out)
+		return nil
+	})
+}
+
+type toolsCallOptions struct {
+	IO       *app.IOStreams
+	WithHost withHost
+
+	Name string
+	Args map[string]any // --args, decoded
+}
+
+func newCmdToolsCall(f *app.Factory, runF func(*toolsCallOptions) error) *cobra.Command {
+	opts := &toolsCallOptions{IO: f.IO, WithHost: f.WithHost}
 	var argsJSON string
 	cmd := &cobra.Command{
 		Use:     "call NAME",
@@ -108,39 +136,28 @@ func newToolsCallCmd(f *app.Factory) *cobra.Command {
 		Example: `  hermes tools call hello_world --args '{"name":"Ada"}'`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return toolsCall(cmd.Context(), f, args[0], argsJSON)
+			opts.Name = args[0]
+			var err error
+			if opts.Args, err = parseToolArgs(argsJSON); err != nil {
+				return &app.ExitError{Code: app.ExitUsage, Message: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return toolsCallRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args", "{}", "tool arguments as a JSON object")
 	return cmd
 }
 
-func toolsCall(ctx context.Context, f *app.Factory, name, argsJSON string) error {
-	args, err := parseToolArgs(argsJSON)
-	if err != nil {
-		return &app.ExitError{Code: app.ExitUsage, Message: fmt.Sprintf("Error: --args must be a JSON object, e.g. --args '{\"name\":\"Ada\"}': %v", err)}
-	}
-	return f.WithHost(ctx, func(m *app.Host) error {
-		if _, ok := m.Registry.Tools().Get(name); !ok {
-			msg := fmt.Sprintf("unknown tool %q", name)
-			failed := 0
-			for _, p := range m.Plugins() {
-				if p.Decision.Starts() && p.ErrorText() != "" {
-					failed++
-				}
-			}
-			switch {
-			case failed > 0:
-				msg += fmt.Sprintf("; %d enabled plugin(s) failed to load (see above), it may be one of theirs", failed)
-			case len(m.Registry.Tools().List()) == 0:
-				msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
-			default:
-				msg += "; see: hermes tools list"
-			}
-			return app.Failf("Error: %s", msg)
+func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
+	return opts.WithHost(ctx, func(h *app.Host) error {
+		if _, ok := h.Registry.Tools().Get(opts.Name); !ok {
+			return unknownTool(h, opts.Name)
 		}
-		out := m.Pipeline().Run(ctx, tools.Call{Name: name, Args: args, TaskID: "cli"})
-		fmt.Fprintln(f.IO.Out, out.Result)
+		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli"})
+		fmt.Fprintln(opts.IO.Out, out.Result)
 		if ctx.Err() != nil {
 			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
 		}
@@ -149,6 +166,26 @@ func toolsCall(ctx context.Context, f *app.Factory, name, argsJSON string) error
 		}
 		return nil
 	})
+}
+
+// unknownTool says why no tool is called name, and where to look.
+func unknownTool(h *app.Host, name string) error {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	failed := 0
+	for _, p := range h.Plugins() {
+		if p.Decision.Starts() && p.ErrorText() != "" {
+			failed++
+		}
+	}
+	switch {
+	case failed > 0:
+		msg += fmt.Sprintf("; %d enabled plugin(s) failed to load (see above), it may be one of theirs", failed)
+	case len(h.Registry.Tools().List()) == 0:
+		msg += "; no tools are available (enable a plugin with: hermes plugins enable <name>)"
+	default:
+		msg += "; see: hermes tools list"
+	}
+	return app.Failf("Error: %s", msg)
 }
 
 // parseToolArgs decodes --args: exactly one JSON object, nothing after it but

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
-// chatStore is the session store as `hermes chat` uses it.
+// chatStore is the session store as a chat uses it.
 type chatStore interface {
 	agent.Recorder
 	Create(ctx context.Context, model, source string) (string, error)
@@ -60,3 +61,43 @@ func (r sessionRecorder) RecordToolCall(ctx context.Context, id string, rec agen
 func (r sessionRecorder) End(ctx context.Context, id string) error { return r.s.EndSession(ctx, id) }
 
 func (r sessionRecorder) Close() error { return r.s.Close() }
+
+// ChatTranscript is what the turns of one `hermes chat -q` said, as --json
+// prints it.
+type ChatTranscript struct {
+	SessionID string               `json:"session_id"`
+	Model     string               `json:"model"`
+	Final     string               `json:"final"`
+	Messages  []llm.Message        `json:"messages"`
+	ToolCalls []ChatTranscriptCall `json:"tool_calls"`
+	// Error is the turn's error text, null when it ended well.
+	Error any `json:"error"`
+}
+
+// ChatTranscriptCall is one tool call of a ChatTranscript.
+type ChatTranscriptCall struct {
+	ID         string       `json:"id"`
+	Name       string       `json:"name"`
+	Arguments  string       `json:"arguments"`
+	Result     string       `json:"result"`
+	Status     tools.Status `json:"status"`
+	DurationMS int64        `json:"duration_ms"`
+}
+
+// Transcript gathers turns of this chat, and the error that ended them (nil
+// for none), into one transcript; the final answer is the last turn's.
+func (c *Chat) Transcript(turns []*Turn, runErr error) ChatTranscript {
+	out := ChatTranscript{SessionID: c.sess.ID, Model: c.model, Messages: []llm.Message{}, ToolCalls: []ChatTranscriptCall{}}
+	for _, t := range turns {
+		out.Final = t.Final
+		out.Messages = append(out.Messages, t.Added...)
+		for _, r := range t.ToolCalls {
+			out.ToolCalls = append(out.ToolCalls, ChatTranscriptCall{ID: r.CallID, Name: r.Name, Arguments: r.Args, Result: r.Result,
+				Status: r.Status, DurationMS: r.Duration.Milliseconds()})
+		}
+	}
+	if runErr != nil {
+		out.Error = runErr.Error()
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package app
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+// ChatOptions are what `hermes chat` asks of its session: the flags that shape
+// the agent, where its output goes and who takes injected messages.
+type ChatOptions struct {
+	// Model replaces model.default for this chat ("" keeps it).
+	Model string
+	// Toolsets is --toolsets as typed: comma-separated names, "all", or ""
+	// for config.yaml's `toolsets:` (else every tool).
+	Toolsets string
+	// NoStream asks the model for whole answers.
+	NoStream bool
+	// Resume is the id (or a unique prefix) of the stored session to continue;
+	// "" starts a new one.
+	Resume string
+	// Output shows the streamed answer and the progress lines of a turn.
+	Output ChatOutput
+	// Inject is ctx.inject_message while the chat runs: it reports whether the
+	// message was taken.
+	Inject func(text, role string) bool
+}
+
+// ChatOutput receives what the user sees while a turn runs: pieces of the
+// streamed answer (Text) and status lines (Progress).
+type ChatOutput interface {
+	Text(s string)
+	Progress(s string)
+}
+
+// Turn is what one turn produced: the answer (Final), whether it was streamed,
+// and the messages and tool calls it added.
+type Turn = agent.Turn
+
+// ErrInterrupted is what Chat.Run returns for a turn whose context was cancelled.
+var ErrInterrupted = agent.ErrInterrupted
+
+// Chat is one `hermes chat` session on a loaded Host: the agent over the
+// host's tool pipeline, hooks, prompt sections and LLM chains, the model
+// client, and the session recorded in state.db.
+type Chat struct {
+	h       *Host
+	hooks   *hooks.Dispatcher
+	ag      *agent.Agent
+	store   chatStore
+	sess    *agent.Session
+	model   string
+	endChat func()
+}
+
+const defaultSystemPrompt = `You are Hermes, an AI agent working on the user's machine through tools.
+Use the tools when they help; say plainly what you did and what you found.`
+
+// NewChat builds the chat session: the model from config.yaml (with .env and
+// o.Model), the agent, and a new session or the one o.Resume names. Close it
+// when done.
+func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
+	doc, err := h.Store().Load()
+	if err != nil {
+		return nil, err
+	}
+	cfg := doc.Map()
+	modelSection := llm.ModelSection(cfg["model"])
+	if o.Model != "" {
+		modelSection = maps.Clone(modelSection)
+		if modelSection == nil {
+			modelSection = map[string]any{}
+		}
+		modelSection["default"] = o.Model
+	}
+	dotenv, err := config.ReadDotenv(h.home.EnvPath())
+	if err != nil {
+		return nil, err
+	}
+	lcfg, err := llm.FromConfig(ctx, modelSection, h.f.Env, dotenv)
+	if err != nil {
+		return nil, Failf("Error: %v", err)
+	}
+
+	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model}
+	ag := agent.New(agent.Options{
+		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
+		Pipeline: h.Pipeline(), Hooks: c.hooks, ToolEnabled: toolsetFilter(o.Toolsets, cfg["toolsets"]), Platform: "cli",
+		Output: o.Output, Stream: !o.NoStream,
+		SystemPrompt:   defaultSystemPrompt,
+		SystemSections: h.Registry.RenderSystemPromptSections,
+		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
+		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
+		Middleware:     h.Registry.LLMChains(),
+	})
+	ag.ObserveAttempts(&lcfg)
+	client, err := llm.New(lcfg)
+	if err != nil {
+		return nil, Failf("Error: %v", err)
+	}
+	ag.SetClient(client)
+	c.ag = ag
+
+	c.endChat = h.Chat(client, lcfg, o.Inject)
+	if err := c.open(ctx, o.Resume); err != nil {
+		c.endChat()
+		return nil, err
+	}
+	return c, nil
+}
+
+// open opens state.db and starts the session: the one resume names, else a
+// new one whose system prompt is recorded as its first message.
+func (c *Chat) open(ctx context.Context, resume string) error {
+	store, err := openChatStore(ctx, c.h.home.Dir)
+	if err != nil {
+		return err
+	}
+	if resume != "" {
+		id, history, err := store.History(ctx, resume)
+		if err != nil {
+			store.Close()
+			return Failf("Error: %v (list sessions with: hermes sessions list)", err)
+		}
+		c.sess = c.ag.ResumeSession(id, history)
+	} else {
+		id, err := store.Create(ctx, c.model, "cli")
+		if err != nil {
+			store.Close()
+			return err
+		}
+		c.ag.SetRecorder(store)
+		c.sess = c.ag.NewSession(ctx, id)
+	}
+	c.store = store
+	c.ag.SetRecorder(store)
+	c.setSessionKey()
+	return nil
+}
+
+// setSessionKey makes "allow for this session" answers of the approval prompt
+// last as long as the current session.
+func (c *Chat) setSessionKey() {
+	if c.h.Approver != nil {
+		c.h.Approver.SessionKey = c.sess.ID
+	}
+}
+
+// Model is the model the chat talks to.
+func (c *Chat) Model() string { return c.model }
+
+// SessionID is the id of the current session.
+func (c *Chat) SessionID() string { return c.sess.ID }
+
+// Streams reports whether answers reach the Output as a stream.
+func (c *Chat) Streams() bool { return c.ag.Streams() }
+
+// Run runs one turn of the current session; cancelling ctx interrupts it
+// (ErrInterrupted), keeping what was said so far.
+func (c *Chat) Run(ctx context.Context, input string) (*Turn, error) {
+	return c.ag.Run(ctx, c.sess, input)
+}
+
+// NewSession ends the current session and starts another: finalize the old
+// one, reset to the new one; on_session_start fires with its first turn. It
+// returns the new session's id.
+func (c *Chat) NewSession(ctx context.Context) (string, error) {
+	old := c.sess.ID
+	id, err := c.store.Create(ctx, c.model, "cli")
+	if err != nil {
+		return "", err
+	}
+	_ = c.store.End(ctx, old)
+	if c.hooks.Has(hooks.HookOnSessionFinalize) {
+		c.hooks.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": "cli",
+			"reason": "new_session", "old_session_id": old, "new_session_id": id})
+	}
+	if c.hooks.Has(hooks.HookOnSessionReset) {
+		c.hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
+	}
+	c.sess = c.ag.NewSession(ctx, id)
+	c.setSessionKey()
+	return id, nil
+}
+
+// PreCommand fires pre_command for a slash command about to run: typed is
+// the name as the user wrote it, canonical the command it stands for.
+func (c *Chat) PreCommand(ctx context.Context, typed, canonical, rawArgs string) {
+	if !c.hooks.Has(hooks.HookPreCommand) {
+		return
+	}
+	alias := any(nil)
+	if typed != canonical {
+		alias = typed
+	}
+	c.hooks.Fire(ctx, hooks.HookPreCommand, map[string]any{
+		"surface": "cli", "command": canonical, "alias_used": alias, "args_raw": strings.TrimSpace(rawArgs),
+		"session_key": c.sess.ID, "platform": "cli",
+	})
+}
+
+// Commands are the slash commands the plugins registered, sorted by name.
+func (c *Chat) Commands() []*registry.Command { return c.h.Registry.Commands() }
+
+// Command finds the plugin slash command called name.
+func (c *Chat) Command(name string) (*registry.Command, bool) {
+	for _, cmd := range c.h.Registry.Commands() {
+		if cmd.Name == name {
+			return cmd, true
+		}
+	}
+	return nil, false
+}
+
+// Tools are every registered tool (the toolset filter aside).
+func (c *Chat) Tools() []*tools.Tool { return c.h.Registry.Tools().List() }
+
+// Plugins are the discovered plugins, sorted by key.
+func (c *Chat) Plugins() []*plugins.Plugin { return c.h.Plugins() }
+
+// Close ends the chat: plugins can no longer inject, on_session_finalize
+// fires, the session is marked ended and state.db closed.
+func (c *Chat) Close() {
+	c.endChat()
+	if c.hooks.Has(hooks.HookOnSessionFinalize) {
+		c.hooks.Fire(context.Background(), hooks.HookOnSessionFinalize, map[string]any{"session_id": c.sess.ID, "platform": "cli", "reason": "exit"})
+	}
+	_ = c.store.End(context.Background(), c.sess.ID)
+	_ = c.store.Close()
+}
+
+// intSetting reads the number at path in config.yaml, def when it is missing
+// or not a number.
+func intSetting(cfg map[string]any, path []string, def int) int {
+	var v any = cfg
+	for _, p := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return def
+		}
+		v = mm[p]
+	}
+	if n, ok := toInt(v); ok {
+		return n
+	}
+	return def
+}
+
+// toolsetFilter turns --toolsets or config `toolsets:` into a tool filter; "all"
+// (or nothing) enables every tool. A flag given, even empty of names, wins
+// over the config.
+func toolsetFilter(flag string, fromConfig any) func(*tools.Tool) bool {
+	var names []string
+	if flag != "" {
+		for _, n := range strings.Split(flag, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	} else if list, ok := fromConfig.([]any); ok {
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	if len(names) == 0 || slices.Contains(names, "all") {
+		return nil
+	}
+	return func(t *tools.Tool) bool { return slices.Contains(names, t.Toolset) }
+}
