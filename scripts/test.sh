@@ -12,6 +12,10 @@ fuzztime="${FUZZTIME:-100000x}"
 echo "== go vet"
 go vet ./...
 
+echo "== golangci-lint"
+# forbidigo holds each OS concern to the package that owns it (.golangci.yml).
+scripts/golangci-lint.sh
+
 echo "== go test -race"
 # Unanswered plugin calls in the end-to-end scripts write stall reports here
 # (hermes' goroutines, the protocol connection, the plugin's threads).

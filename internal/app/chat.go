@@ -129,14 +129,14 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 	if resume != "" {
 		id, history, err := store.History(ctx, resume)
 		if err != nil {
-			store.Close()
+			_ = store.Close()
 			return Failf("Error: %v (list sessions with: hermes sessions list)", err)
 		}
 		c.sess = c.ag.ResumeSession(id, history)
 	} else {
 		id, err := store.Create(ctx, c.model, "cli")
 		if err != nil {
-			store.Close()
+			_ = store.Close()
 			return err
 		}
 		c.ag.SetRecorder(store)

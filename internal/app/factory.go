@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/logs"
 )
@@ -33,7 +34,7 @@ type IOStreams struct {
 // CanPrompt reports whether a human can answer prompts (stdin and stdout are TTYs).
 func (s *IOStreams) CanPrompt() bool { return s.InTTY && s.OutTTY }
 
-// Factory is what every command is built from. Its inputs (IO, Env, Cwd, Now,
+// Factory is what every command is built from. Its inputs (IO, Env, Cwd, Clock,
 // Version) are set once, by New for the real process or by a test; Profile is
 // the --profile flag, set while the root's flags are parsed, before any verb
 // runs. What derives from them (HERMES_HOME, config.yaml, the log) is resolved
@@ -43,7 +44,7 @@ type Factory struct {
 	Env     func(string) string
 	Environ func() []string
 	Cwd     string
-	Now     func() time.Time
+	Clock   func() time.Time // nil: clock.Now
 	Version string
 	Profile string
 	// ArmInterrupts makes SIGINT/SIGTERM cancel the command's context (nil in
@@ -90,6 +91,14 @@ func (f *Factory) environ() []string {
 		return nil
 	}
 	return f.Environ()
+}
+
+// Now is the command's current time.
+func (f *Factory) Now() time.Time {
+	if f.Clock == nil {
+		return clock.Now()
+	}
+	return f.Clock()
 }
 
 // Color reports whether output to a TTY may use colour.
@@ -142,6 +151,6 @@ func Truthy(v string) bool {
 // ForHome is a Factory like f for another HERMES_HOME (a scratch one, as `hermes
 // demo` uses); Close it when done.
 func (f *Factory) ForHome(h home.Home) *Factory {
-	return &Factory{IO: f.IO, Env: f.Env, Environ: f.Environ, Cwd: f.Cwd, Now: f.Now, Version: f.Version,
+	return &Factory{IO: f.IO, Env: f.Env, Environ: f.Environ, Cwd: f.Cwd, Clock: f.Clock, Version: f.Version,
 		Profile: h.Profile, ArmInterrupts: f.ArmInterrupts, home: &h}
 }

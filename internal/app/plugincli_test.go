@@ -17,9 +17,9 @@ func TestRunCLICommand(t *testing.T) {
 	hh := filepath.Join(t.TempDir(), ".hermes")
 	var out, errOut bytes.Buffer
 	f := &Factory{
-		IO:  &IOStreams{In: strings.NewReader("answer\n"), Out: &out, Err: &errOut},
-		Env: func(k string) string { return map[string]string{"HERMES_HOME": hh}[k] },
-		Now: time.Now,
+		IO:    &IOStreams{In: strings.NewReader("answer\n"), Out: &out, Err: &errOut},
+		Env:   func(k string) string { return map[string]string{"HERMES_HOME": hh}[k] },
+		Clock: time.Now,
 	}
 	defer f.Close()
 	h, err := f.Host(context.Background())

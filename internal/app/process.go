@@ -21,7 +21,7 @@ func New(version string) *Factory {
 		Env:     os.Getenv,
 		Environ: os.Environ,
 		Cwd:     cwd,
-		Now:     clock.Now,
+		Clock:   clock.Now,
 		Version: version,
 	}
 }

@@ -58,10 +58,6 @@ func init() {
 				ts.Fatalf("catalogserve: %q is not PATH=SOURCE", a)
 			}
 			if name, ok := strings.CutPrefix(src, "shared:"); ok {
-				base := os.Getenv("HERMES_SHARED_DATA")
-				if base == "" {
-					base = filepath.Join("..", "..", "..", "shared", "data")
-				}
 				src = filepath.Join(sharedIndexDir(), name)
 			}
 			routes[path] = src

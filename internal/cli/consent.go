@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/capability"
@@ -50,7 +49,7 @@ func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id s
 	if len(pending) == 0 {
 		if capability.DeclaredSetChanged(doc.Map(), id, declared) {
 			return m.Store().Update(ctx, func(d *config.Doc) error {
-				return capability.RecordConsent(d, id, nil, declared, time.Now())
+				return capability.RecordConsent(d, id, nil, declared, f.Now())
 			})
 		}
 		return nil
@@ -71,7 +70,7 @@ func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id s
 		return nil
 	}
 	err = m.Store().Update(ctx, func(d *config.Doc) error {
-		return capability.RecordConsent(d, id, pending, declared, time.Now())
+		return capability.RecordConsent(d, id, pending, declared, f.Now())
 	})
 	if err != nil {
 		return err

@@ -59,7 +59,7 @@ func newCmdOpenURL(f *app.Factory, runF func(*openURLOptions) error) *cobra.Comm
 	}
 	cmd.Flags().BoolVar(&opts.Register, "register", false, "install the XDG desktop entry for hermes:// and hermes-dev:// links")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "wait for Enter before exiting (used by the desktop entry)")
-	cmd.Flags().MarkHidden("wait")
+	_ = cmd.Flags().MarkHidden("wait") // the flag exists: no error
 	return cmd
 }
 
@@ -75,7 +75,7 @@ func openURLRun(ctx context.Context, opts *openURLOptions) error {
 			err = app.SilentExit(app.ExitFail)
 		}
 		fmt.Fprint(opts.IO.Out, "\nPress Enter to close this window.")
-		app.ReadLine(opts.IO.In)
+		_, _ = app.ReadLine(opts.IO.In)
 	}
 	return err
 }

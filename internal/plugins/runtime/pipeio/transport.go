@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -62,7 +63,7 @@ func NewTransport(f *os.File, max int) *Transport {
 		tok:      make(chan struct{}, 1),
 		stopped:  make(chan struct{}),
 		pumpWake: make(chan struct{}, 1),
-		created:  time.Now(),
+		created:  clock.Now(),
 	}
 	t.tok <- struct{}{}
 	return t
