@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,6 +58,38 @@ func checkErr(t *testing.T, err error, wantErr string) (done bool) {
 		t.Fatalf("error %q, want one with %q", err, wantErr)
 	}
 	return wantErr != ""
+}
+
+// parseCase is one command line and the options it parses to (or the error).
+type parseCase[O any] struct {
+	name    string
+	args    []string
+	want    O
+	wantErr string
+}
+
+// checkParses runs every case through newCmd. The options must be built from
+// the factory (its terminal and the factory itself, checked and then left out
+// of the comparison) and otherwise equal want.
+func checkParses[O any](t *testing.T, newCmd func(*app.Factory, func(*O) error) *cobra.Command, cases []parseCase[O]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			f := testFactory()
+			got, err := parseCmd(t, f, newCmd, tt.args)
+			if checkErr(t, err, tt.wantErr) {
+				return
+			}
+			v := reflect.ValueOf(got).Elem()
+			io, fac := v.FieldByName("IO"), v.FieldByName("Factory")
+			checkBuiltFrom(t, f, io.Interface().(*app.IOStreams), fac.Interface().(*app.Factory))
+			io.SetZero()
+			fac.SetZero()
+			if !reflect.DeepEqual(*got, tt.want) {
+				t.Fatalf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
 }
 
 // checkBuiltFrom fails unless the options were built from f (its terminal and

@@ -12,12 +12,7 @@ import (
 
 func TestNewCmdPluginsInstall(t *testing.T) {
 	const sha = "0123456789abcdef0123456789abcdef01234567"
-	tests := []struct {
-		name    string
-		args    []string
-		want    installOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsInstall, []parseCase[installOptions]{
 		{name: "owner/repo", args: []string{"owner/repo"}, want: installOptions{Identifier: "owner/repo"}},
 		{name: "catalog name", args: []string{"langfuse"}, want: installOptions{Identifier: "langfuse"}},
 		{name: "ref as a separate word", args: []string{"owner/repo", "--ref", sha}, want: installOptions{Identifier: "owner/repo", Ref: sha}},
@@ -39,108 +34,37 @@ func TestNewCmdPluginsInstall(t *testing.T) {
 		{name: "no identifier", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two identifiers", args: []string{"a/b", "c/d"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "unknown flag", args: []string{"a/b", "--yes"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsInstall, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPluginsUpdate(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    updateOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsUpdate, []parseCase[updateOptions]{
 		{name: "name", args: []string{"calc"}, want: updateOptions{Name: "calc"}},
 		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "a flag of install", args: []string{"calc", "--ref", "abc"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsUpdate, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPluginsRemove(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    removeOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsRemove, []parseCase[removeOptions]{
 		{name: "name", args: []string{"calc"}, want: removeOptions{Name: "calc"}},
 		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "unknown flag", args: []string{"calc", "--force"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsRemove, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 	if cmd := newCmdPluginsRemove(testFactory(), nil); !cmd.HasAlias("rm") || !cmd.HasAlias("uninstall") {
 		t.Fatalf("aliases %v", cmd.Aliases)
 	}
 }
 
 func TestNewCmdPluginsCapabilities(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    capabilitiesOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsCapabilities, []parseCase[capabilitiesOptions]{
 		{name: "every plugin"},
 		{name: "one plugin", args: []string{"calc"}, want: capabilitiesOptions{Name: "calc"}},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s), received 2"},
 		{name: "unknown flag", args: []string{"--json"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsCapabilities, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPluginsRepairMetadata(t *testing.T) {

@@ -31,90 +31,33 @@ func TestNewCmdPluginsPack(t *testing.T) {
 }
 
 func TestNewCmdPackShow(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    packShowOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPackShow, []parseCase[packShowOptions]{
 		{name: "file", args: []string{"hermes-pack.yaml"}, want: packShowOptions{Source: "hermes-pack.yaml"}},
 		{name: "https URL", args: []string{"https://example.com/p.yaml"}, want: packShowOptions{Source: "https://example.com/p.yaml"}},
 		{name: "no source", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two sources", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "an install flag", args: []string{"p.yaml", "--force"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPackShow, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPackInstall(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    packInstallOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPackInstall, []parseCase[packInstallOptions]{
 		{name: "file", args: []string{"p.yaml"}, want: packInstallOptions{Source: "p.yaml"}},
 		{name: "force", args: []string{"--force", "p.yaml"}, want: packInstallOptions{Source: "p.yaml", Force: true}},
 		{name: "force short", args: []string{"p.yaml", "-f"}, want: packInstallOptions{Source: "p.yaml", Force: true}},
 		// Confirming a pack needs a terminal: there is no --yes.
 		{name: "yes", args: []string{"p.yaml", "--yes"}, wantErr: errUnknownFlag},
 		{name: "no source", wantErr: "accepts 1 arg(s), received 0"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPackInstall, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPackExport(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    packExportOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPackExport, []parseCase[packExportOptions]{
 		{name: "defaults", want: packExportOptions{Name: pack.DefaultExportName}},
 		{name: "name", args: []string{"--name", "my-setup"}, want: packExportOptions{Name: "my-setup"}},
 		{name: "name with =", args: []string{"--name=my-setup", "--enabled-only"}, want: packExportOptions{Name: "my-setup", EnabledOnly: true}},
 		{name: "name without a value", args: []string{"--name"}, wantErr: "flag needs an argument: --name"},
 		{name: "a file argument", args: []string{"out.yaml"}, wantErr: `unknown command "out.yaml" for "export"`},
 		{name: "unknown flag", args: []string{"--json"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPackExport, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }

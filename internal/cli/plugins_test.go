@@ -53,12 +53,7 @@ func TestNewCmdPluginsChildren(t *testing.T) {
 }
 
 func TestNewCmdPluginsList(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    listOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsList, []parseCase[listOptions]{
 		{name: "no flags"},
 		{name: "enabled", args: []string{"--enabled"}, want: listOptions{EnabledOnly: true}},
 		{name: "user and no-bundled", args: []string{"--user", "--no-bundled"}, want: listOptions{UserOnly: true, NoBundled: true}},
@@ -67,21 +62,7 @@ func TestNewCmdPluginsList(t *testing.T) {
 		{name: "json=false", args: []string{"--json=false", "--enabled"}, want: listOptions{EnabledOnly: true}},
 		{name: "an argument", args: []string{"foo"}, wantErr: `unknown command "foo" for "list"`},
 		{name: "unknown flag", args: []string{"--all"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsList, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestListFilters(t *testing.T) {
@@ -93,12 +74,7 @@ func TestListFilters(t *testing.T) {
 
 func TestNewCmdPluginsEnable(t *testing.T) {
 	allow, deny := true, false
-	tests := []struct {
-		name    string
-		args    []string
-		want    enableOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsEnable, []parseCase[enableOptions]{
 		{name: "name", args: []string{"observability/langfuse"}, want: enableOptions{Name: "observability/langfuse"}},
 		{name: "allow", args: []string{"x", "--allow-tool-override"}, want: enableOptions{Name: "x", ToolOverride: &allow}},
 		{name: "deny", args: []string{"--no-allow-tool-override", "x"}, want: enableOptions{Name: "x", ToolOverride: &deny}},
@@ -106,75 +82,23 @@ func TestNewCmdPluginsEnable(t *testing.T) {
 		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "unknown flag", args: []string{"x", "--yes"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsEnable, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPluginsDisable(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    disableOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsDisable, []parseCase[disableOptions]{
 		{name: "name", args: []string{"calc"}, want: disableOptions{Name: "calc"}},
 		{name: "no name", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "a flag of enable", args: []string{"calc", "--allow-tool-override"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsDisable, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewCmdPluginsShow(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    showOptions
-		wantErr string
-	}{
+	checkParses(t, newCmdPluginsShow, []parseCase[showOptions]{
 		{name: "name", args: []string{"calc"}, want: showOptions{Name: "calc"}},
 		{name: "json", args: []string{"--json", "calc"}, want: showOptions{Name: "calc", JSON: true}},
 		{name: "no name", args: []string{"--json"}, wantErr: "accepts 1 arg(s), received 0"},
 		{name: "unknown flag", args: []string{"calc", "--plain"}, wantErr: errUnknownFlag},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := testFactory()
-			got, err := parseCmd(t, f, newCmdPluginsShow, tt.args)
-			if checkErr(t, err, tt.wantErr) {
-				return
-			}
-			checkBuiltFrom(t, f, got.IO, got.Factory)
-			got.IO, got.Factory = nil, nil
-			if *got != tt.want {
-				t.Fatalf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
