@@ -101,6 +101,11 @@ func (s *Session) hookResult(hook string, early *runtime.StallSnapshot, raw json
 		}
 		return nil, asPluginError(err)
 	}
+	return decodeResult(raw)
+}
+
+// decodeResult decodes a callback's answer; an empty one is None.
+func decodeResult(raw json.RawMessage) (any, error) {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -176,13 +181,7 @@ func (s *Session) remoteMiddleware(handle string) func(context.Context, map[stri
 		if err != nil {
 			return nil, asPluginError(err)
 		}
-		var v any
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, err
-			}
-		}
-		return v, nil
+		return decodeResult(raw)
 	}
 }
 
