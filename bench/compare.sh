@@ -50,8 +50,9 @@ run_side() {
   [[ "$side" == after ]] && src="$root"
   out="$tmp/$side-$r"
   ROUNDS=1 bash "$src/bench/toolcall.sh" >"$out-toolcall.txt" 2>&1 || { cat "$out-toolcall.txt"; return 1; }
-  figure "$side" "tool call (µs)" "$(awk '$1=="BenchmarkToolCallPython" {printf "%.2f", $3/1000}' "$out-toolcall.txt")"
-  figure "$side" "pipe echo floor (µs)" "$(awk '$1=="BenchmarkPipeEchoPython" {printf "%.2f", $3/1000}' "$out-toolcall.txt")"
+  # the script's summary line: "BenchmarkX   median   N ns/op  (n=..., ...)"
+  figure "$side" "tool call (µs)" "$(awk '$1=="BenchmarkToolCallPython" && $2=="median" {printf "%.2f", $3/1000}' "$out-toolcall.txt")"
+  figure "$side" "pipe echo floor (µs)" "$(awk '$1=="BenchmarkPipeEchoPython" && $2=="median" {printf "%.2f", $3/1000}' "$out-toolcall.txt")"
   local s name
   for s in plugins-list ready-20 scan search; do
     HERMES_BIN="$tmp/hermes-$side" ROUNDS=1 bash "$root/bench/$s.sh" >"$out-$s.txt" 2>&1 || { cat "$out-$s.txt"; return 1; }
@@ -60,9 +61,7 @@ run_side() {
   figure "$side" "ready with 20 (ms)" "$(row "$out-ready-20.txt" "hermes tools list (20 plugins)")"
   figure "$side" "scan 200 MB (ms)" "$(row "$out-scan.txt" "hermes plugins scan --json")"
   figure "$side" "search telegram (ms)" "$(row "$out-search.txt" "hermes plugins search telegram")"
-  for name in "hermes --version"; do
-    figure "$side" "hermes --version (ms)" "$(row "$out-search.txt" "$name")"
-  done
+  figure "$side" "hermes --version (ms)" "$(row "$out-search.txt" "hermes --version")"
 }
 
 for ((r = 1; r <= rounds; r++)); do

@@ -148,6 +148,17 @@ func Truthy(v string) bool {
 	return false
 }
 
+// WithStdin is f with r as its standard input (the chat's line pump, which the
+// prompt loop and the approval prompt share). Use it instead of f from then on:
+// what f resolved so far (home, config, log) carries over.
+func (f *Factory) WithStdin(r io.Reader) *Factory {
+	c := *f
+	streams := *f.IO
+	streams.In = r
+	c.IO = &streams
+	return &c
+}
+
 // ForHome is a Factory like f for another HERMES_HOME (a scratch one, as `hermes
 // demo` uses); Close it when done.
 func (f *Factory) ForHome(h home.Home) *Factory {

@@ -20,8 +20,8 @@ import (
 // chatOptions are what a `hermes chat` run needs: the terminal, the plugin
 // host, and the flags.
 type chatOptions struct {
-	IO   *app.IOStreams
-	Host func(ctx context.Context) (*app.Host, error)
+	IO      *app.IOStreams
+	Factory *app.Factory
 
 	Query    string
 	JSON     bool
@@ -32,7 +32,7 @@ type chatOptions struct {
 }
 
 func newCmdChat(f *app.Factory, runF func(*chatOptions) error) *cobra.Command {
-	opts := &chatOptions{IO: f.IO, Host: f.Host}
+	opts := &chatOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Talk to the agent (interactive, or one-shot with -q)",
@@ -76,13 +76,15 @@ type chatSession struct {
 
 func chatRun(ctx context.Context, opts *chatOptions) error {
 	var pump *linePump
+	f := opts.Factory
 	if opts.Query == "" {
 		// One reader owns stdin: the prompt loop takes lines while idle, the
 		// approval prompt takes them while a turn waits on it.
 		pump = newLinePump(opts.IO.In)
-		opts.IO.In = pump
+		f = f.WithStdin(pump)
+		opts.IO = f.IO
 	}
-	h, err := opts.Host(ctx)
+	h, err := f.Host(ctx)
 	if err != nil {
 		return err
 	}

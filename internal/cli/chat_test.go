@@ -41,10 +41,10 @@ func TestNewCmdChat(t *testing.T) {
 				}
 				return
 			}
-			if got.IO == nil || got.Host == nil {
-				t.Fatalf("IO or Host not wired from the factory")
+			if got.IO == nil || got.Factory == nil {
+				t.Fatalf("IO or Factory not wired from the factory")
 			}
-			got.IO, got.Host = nil, nil
+			got.IO, got.Factory = nil, nil
 			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("options\n got %+v\nwant %+v", *got, tt.want)
 			}
