@@ -394,6 +394,9 @@ func TestPluginExitMidCall(t *testing.T) {
 			default:
 				t.Error("the call failed before the process was seen to exit")
 			}
+			if got, want := p.EndReason(), "exited ("+c.reason+")"; got != want {
+				t.Errorf("EndReason() = %q, want %q", got, want)
+			}
 			// Later calls fail at once with the same story.
 			if _, err := callTool(p, h.handle1(t, "ok"), nil); err == nil || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("call after the exit: %v", err)
@@ -544,6 +547,10 @@ func TestProtocolViolationStopsOnlyThatPlugin(t *testing.T) {
 			case <-p.Exited():
 			case <-time.After(guard):
 				t.Fatal("the plugin was not stopped")
+			}
+			// Why it ended is hermes' reason, not the SIGKILL that did it.
+			if got := p.EndReason(); !strings.HasPrefix(got, "sent an invalid message (protocol error: ") || !strings.Contains(got, want) {
+				t.Errorf("EndReason() = %q", got)
 			}
 			if alive(pid) {
 				t.Fatal("plugin process still running")

@@ -346,6 +346,23 @@ func (p *Process) ExitDescription() string {
 	return p.exitDesc
 }
 
+// EndReason says why the process ended, for the log line of a plugin that went
+// away without being asked to: "exited (exit status 7)", or, when hermes had to
+// stop it, the reason ("sent an invalid message (...); its process was
+// stopped"). "" while it runs.
+func (p *Process) EndReason() string {
+	p.waitMu.Lock()
+	defer p.waitMu.Unlock()
+	switch {
+	case p.exitDesc == "":
+		return ""
+	case p.failure != "":
+		return p.failure + "; its process was stopped"
+	default:
+		return "exited (" + p.exitDesc + ")"
+	}
+}
+
 // StderrTail returns the last lines the plugin wrote to stderr, for error messages.
 func (p *Process) StderrTail() string {
 	p.tailMu.Lock()
