@@ -54,6 +54,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Logger:      f.Logger(),
 		Agent:       host.agent,
 		StallOut:    f.IO.Err,
+		Clock:       f.Now,
 	}
 	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
 		opts.Approver = host.Approver
@@ -110,6 +111,10 @@ func (h *Host) LoadQuietly(ctx context.Context) error {
 	h.FlushWarnings()
 	return nil
 }
+
+// Settle waits until no plugin is being restarted after a crash or a
+// timeout, so what is shown next is how that ended.
+func (h *Host) Settle(ctx context.Context) { h.m.Settle(ctx) }
 
 // FlushWarnings shows the manager's warnings not shown yet: discovery's, then
 // those raised while loading (a tool name clash, a missing dependency, ...).

@@ -134,6 +134,12 @@ func newTestEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 // prepareEnv is newTestEnv without the Load.
 func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *testEnv {
 	t.Helper()
+	return prepareEnvWith(t, plugins, extraConfig, nil)
+}
+
+// prepareEnvWith is prepareEnv with the manager's options adjusted by tweak.
+func prepareEnvWith(t testing.TB, plugins map[string]string, extraConfig string, tweak func(*Options)) *testEnv {
+	t.Helper()
 	h := home.Home{Dir: t.TempDir(), Profile: "custom"}
 	var names []string
 	for name, init := range plugins {
@@ -149,7 +155,7 @@ func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 	cfg := fmt.Sprintf("plugins:\n  enabled: [%s]\n  tool_call_timeout: 2\n  hook_callback_timeout: 2\n%s", strings.Join(names, ", "), extraConfig)
 	mustWrite(t, h.ConfigPath(), cfg)
 	env := &testEnv{home: h, sink: &lineLog{}, warns: &syncbuf.Buffer{}}
-	env.m = New(Options{
+	opts := Options{
 		Home: h,
 		Env: func(k string) string {
 			switch k {
@@ -163,7 +169,11 @@ func prepareEnv(t testing.TB, plugins map[string]string, extraConfig string) *te
 		HostVersion: "0.0.0-test",
 		Sink:        env.sink.add,
 		Logger:      slog.New(slog.NewTextHandler(env.warns, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	env.m = New(opts)
 	if err := env.m.Discover(); err != nil {
 		t.Fatal(err)
 	}
@@ -422,9 +432,13 @@ func TestProtocolGarbageFailsOnlyThatPlugin(t *testing.T) {
 	wantAll(t, "error", out.ErrorMessage, "plugin faulty", "protocol error", "this is not json")
 	waitGone(t, pid, "the plugin that broke the protocol")
 	e.healthy(t)
-	// It stays failed, with the same explanation.
-	out = e.run(t, "faulty_ok", nil)
-	wantAll(t, "error", out.ErrorMessage, "plugin faulty", "protocol error")
+	// hermes had to stop it, but did not mean it to go away: it is restarted, and
+	// the log says why.
+	e.waitRestarted(t, "faulty", pid)
+	if out := e.run(t, "faulty_ok", nil); out.Status != "ok" {
+		t.Fatalf("after the restart: %+v", out)
+	}
+	wantAll(t, "log", e.warns.String(), "plugin faulty: sent an invalid message (protocol error: ", "restarting its process in")
 }
 
 // ---- 6. register() never returns ----------------------------------------------------

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
@@ -64,6 +65,10 @@ type Options struct {
 	Agent hostapi.AgentServices
 	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: nowhere).
 	StallOut io.Writer
+	// Restart is how a plugin whose process went away is restarted (zero: DefaultRestartPolicy).
+	Restart RestartPolicy
+	// Clock reads the time the restart policy counts with (nil: clock.Now).
+	Clock func() time.Time
 }
 
 // Manager owns the plugins of one HERMES_HOME.
@@ -87,7 +92,10 @@ type Manager struct {
 	env      []string     // plugin processes' environment without HERMES_HOME (see pluginEnv)
 	timeout  atomic.Int64 // plugins.tool_call_timeout
 	closed   bool
+	closing  chan struct{} // closed when Close begins: pending restarts give up
 	restarts sync.WaitGroup
+	watchers sync.WaitGroup // exit watches of plugin processes (see watchProcess)
+	settle   chan struct{}  // closed and replaced whenever a restart or exit is settled
 }
 
 // New creates a manager; call Discover, then Load.
@@ -101,8 +109,13 @@ func New(opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Now
+	}
 	m := &Manager{
 		opts:    opts,
+		closing: make(chan struct{}),
+		settle:  make(chan struct{}),
 		store:   config.Store{Path: opts.Home.ConfigPath(), PluginsDir: opts.Home.PluginsDir()},
 		log:     opts.Logger,
 		reg:     opts.Registry,
@@ -476,6 +489,7 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 				return
 			}
 			m.commit(p)
+			m.watchProcess(p, p.process())
 		}(i, p, deps)
 	}
 	wg.Wait()
@@ -582,6 +596,7 @@ func (m *Manager) Close(ctx context.Context) {
 		return
 	}
 	m.closed = true
+	close(m.closing)
 	m.mu.Unlock()
 	m.WaitRestarts(10 * time.Second)
 	m.mu.Lock()
@@ -606,6 +621,7 @@ func (m *Manager) Close(ctx context.Context) {
 		}(proc)
 	}
 	wg.Wait()
+	m.watchers.Wait() // every process has exited: the watches end at once
 	m.py.Close()
 	m.runBuiltinUnload()
 }

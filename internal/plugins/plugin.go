@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
@@ -33,6 +34,32 @@ const (
 	RuntimeBuiltin RuntimeKind = "builtin" // compiled into hermes, in-process
 )
 
+// LoadState is where a plugin is in its life in this hermes process, as
+// /plugins and `hermes plugins show` report it (Status is the config gate's
+// verdict, which says nothing about whether it runs).
+type LoadState string
+
+// The load states; see "Crashed plugins come back" in docs/DESIGN.md.
+const (
+	StateNotLoaded  LoadState = "not_loaded"         // not started: not enabled, deferred, safe mode, or not asked for
+	StateLoaded     LoadState = "loaded"             // registered; its registrations are in force
+	StateError      LoadState = "error"              // its load failed (register() raised, requires_hermes, ...)
+	StateRestarting LoadState = "restarting"         // it stopped answering; its process is being replaced
+	StateCrashed    LoadState = "crashed_restarting" // its process ended by itself; it is being started again
+	StateFailed     LoadState = "failed"             // it kept ending: hermes gave up restarting it, its registrations fail
+)
+
+// Label is the state in words, as /plugins and `plugins show` print it.
+func (s LoadState) Label() string {
+	switch s {
+	case StateNotLoaded:
+		return "not loaded"
+	case StateCrashed:
+		return "crashed, restarting"
+	}
+	return string(s)
+}
+
 // Plugin is one discovered plugin and its lifecycle state.
 type Plugin struct {
 	Key       string
@@ -50,6 +77,18 @@ type Plugin struct {
 	proc       *runtime.Process
 	builtin    *builtinState
 	restarting bool
+	// restartWhy is why it is being restarted (while restarting); crashed says its
+	// process ended by itself rather than being stopped for a timeout; failed is
+	// set once hermes gave up restarting it (Error says why).
+	restartWhy string
+	crashed    bool
+	failed     bool
+	// restarts counts its restarts in this process, lastRestart says why the last
+	// one was needed, and recent holds the restart times the policy still counts.
+	restarts    int
+	lastRestart string
+	recent      []time.Time
+	watch       *watch // the exit watch of its current process
 	// earlierCommitted is closed once every plugin before this one in load
 	// order has committed its registrations (nil outside Load).
 	earlierCommitted <-chan struct{}
@@ -78,6 +117,37 @@ func (p *Plugin) setError(msg string) {
 	p.mu.Unlock()
 }
 
+// State is where the plugin is in its life, with a detail: the reason it is
+// being restarted, or for StateError and StateFailed the error text.
+func (p *Plugin) State() (LoadState, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.failed:
+		return StateFailed, p.Error
+	case p.restarting && p.crashed:
+		return StateCrashed, p.restartWhy
+	case p.restarting:
+		return StateRestarting, p.restartWhy
+	case p.Loaded && p.watch != nil && p.watch.exited():
+		// Its exit watch has not taken it up yet; the restart is on its way.
+		return StateCrashed, p.watch.proc.EndReason()
+	case p.Loaded:
+		return StateLoaded, ""
+	case p.Error != "":
+		return StateError, p.Error
+	}
+	return StateNotLoaded, ""
+}
+
+// Restarts says how often the plugin was restarted in this process and why the
+// last restart was needed.
+func (p *Plugin) Restarts() (n int, last string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restarts, p.lastRestart
+}
+
 // IsLoaded reports whether register() succeeded.
 func (p *Plugin) IsLoaded() bool {
 	p.mu.Lock()
@@ -102,10 +172,18 @@ func (p *Plugin) Process() *runtime.Process { return p.process() }
 
 func (p *Plugin) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	p.mu.Lock()
-	proc, restarting := p.proc, p.restarting
+	proc, restarting, crashed, why := p.proc, p.restarting, p.crashed, p.restartWhy
+	failed, errText := p.failed, p.Error
 	p.mu.Unlock()
 	if proc == nil {
-		if restarting {
+		switch {
+		case failed:
+			// Said first, so that a fail-closed hook's block message, which is cut
+			// at 200 characters, still names the plugin and the way out.
+			return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s is down: %s", p.Key, errText)
+		case restarting && crashed:
+			return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s %s and is being restarted; try again in a moment", p.Key, why)
+		case restarting:
 			return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s is restarting after it stopped answering; try again in a moment", p.Key)
 		}
 		return nil, protocol.Errorf(protocol.CodeNotAvailable, "plugin %s is not running", p.Key)
