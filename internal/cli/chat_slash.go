@@ -61,11 +61,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 				continue
 			}
 			n++
-			state := "loaded"
-			if e := p.ErrorText(); e != "" {
-				state = "error: " + e
-			}
-			fmt.Fprintf(out, "  %-24s %s\n", p.Key, state)
+			fmt.Fprintf(out, "  %-24s %s\n", p.Key, stateLine(p, true))
 		}
 		if n == 0 {
 			fmt.Fprintln(out, "No plugins are enabled (hermes plugins enable NAME).")

@@ -386,17 +386,21 @@ type showJSON struct {
 	Path        string              `json:"path"`
 	Runtime     plugins.RuntimeKind `json:"runtime"`
 	Loaded      bool                `json:"loaded"`
-	Deferred    bool                `json:"deferred,omitempty"` // a bundled platform plugin, left to a gateway
-	Tools       []string            `json:"tools"`
-	Hooks       []string            `json:"hooks"`
-	Commands    []string            `json:"commands"`
-	CLICommands []string            `json:"cli_commands"`
-	Skills      []string            `json:"skills"`
-	Middleware  []string            `json:"middleware"`
-	Other       []registry.Other    `json:"other_registrations"`
-	Emits       []string            `json:"emits"`
-	Listens     []string            `json:"listens"`
-	Error       *string             `json:"error"`
+	// State is where the plugin is in the life show just gave it.
+	State       plugins.LoadState `json:"state"`
+	Restarts    int               `json:"restarts"`
+	LastRestart string            `json:"last_restart,omitempty"` // why it was last restarted
+	Deferred    bool              `json:"deferred,omitempty"`     // a bundled platform plugin, left to a gateway
+	Tools       []string          `json:"tools"`
+	Hooks       []string          `json:"hooks"`
+	Commands    []string          `json:"commands"`
+	CLICommands []string          `json:"cli_commands"`
+	Skills      []string          `json:"skills"`
+	Middleware  []string          `json:"middleware"`
+	Other       []registry.Other  `json:"other_registrations"`
+	Emits       []string          `json:"emits"`
+	Listens     []string          `json:"listens"`
+	Error       *string           `json:"error"`
 }
 
 type showOptions struct {
@@ -442,6 +446,9 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 		if err := m.LoadQuietly(ctx); err != nil {
 			return err
 		}
+		// A plugin that crashed while loading is shown restarted or failed, not
+		// halfway through (the restart policy bounds the wait).
+		m.Settle(ctx)
 	}
 	mf := p.Candidate.Manifest
 	reg := p.Snapshot()
@@ -451,6 +458,8 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 		Deferred: p.Decision.Deferred, Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
 		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
 	}
+	out.State, _ = p.State()
+	out.Restarts, out.LastRestart = p.Restarts()
 	if out.Other == nil {
 		out.Other = []registry.Other{}
 	}
@@ -497,6 +506,9 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 	fmt.Fprintf(w, "Key:      %s\n", p.Key)
 	fmt.Fprintf(w, "Kind:     %s\n", mf.Kind)
 	fmt.Fprintf(w, "Runtime:  %s\n", p.Runtime)
+	if p.Decision.Starts() {
+		fmt.Fprintf(w, "State:    %s\n", stateLine(p, false)) // the error has its own line
+	}
 	if out.Path != "" {
 		fmt.Fprintf(w, "Path:     %s\n", out.Path)
 	}
@@ -586,4 +598,34 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// stateLine is a plugin's load state in one line, as /plugins and `plugins
+// show` print it: "loaded", "crashed, restarting (exited (exit status 7))",
+// "failed: hermes gave up restarting it ...", "error: ..." (withError).
+func stateLine(p *plugins.Plugin, withError bool) string {
+	state, detail := p.State()
+	text := state.Label()
+	switch state {
+	case plugins.StateLoaded:
+		if n, last := p.Restarts(); n > 0 {
+			text += fmt.Sprintf(", restarted %d time%s (last: %s)", n, plural(n), last)
+		}
+	case plugins.StateCrashed, plugins.StateRestarting:
+		if detail != "" {
+			text += " (" + detail + ")"
+		}
+	case plugins.StateError, plugins.StateFailed:
+		if withError {
+			text += ": " + detail
+		}
+	}
+	return text
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
