@@ -156,7 +156,8 @@ func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 		if _, ok := h.Registry.Tools().Get(opts.Name); !ok {
 			return unknownTool(h, opts.Name)
 		}
-		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli"})
+		// The user asked on the command line: an approval prompt says so.
+		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli", Origin: tools.Origin{Kind: tools.FromUser}})
 		fmt.Fprintln(opts.IO.Out, out.Result)
 		if ctx.Err() != nil {
 			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
