@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // The services commands use besides the plugin host, built for this
@@ -55,6 +56,7 @@ func (f *Factory) ScanOnInstall() bool {
 
 // Spinner shows progress on a terminal only; the returned func ends it.
 func (f *Factory) Spinner(msg string) func() {
+	msg = termsafe.Line(msg) // it names a repository from a link or an index
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
