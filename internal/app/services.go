@@ -32,7 +32,7 @@ func (f *Factory) Installer(scanner install.Scanner) (*install.Installer, error)
 		Git:         g,
 		Credentials: &install.Credentials{Env: f.Env, DotenvPath: h.EnvPath(), Git: g},
 		Scanner:     scanner,
-		Log:         f.IO.Err,
+		Log:         termsafe.NewWriter(f.IO.Err), // its lines quote URLs from links and indexes
 	}
 	if f.IO.ErrTTY {
 		in.Progress = f.Spinner
