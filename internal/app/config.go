@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // configState is what a command learnt of config.yaml.
@@ -84,7 +85,7 @@ func (f *Factory) migrate(ctx context.Context) error {
 	switch {
 	case err == nil:
 		for _, m := range msgs {
-			fmt.Fprintln(f.IO.Err, m)
+			fmt.Fprintln(f.IO.Err, termsafe.Text(m)) // they name plugins by their directories
 		}
 		return nil
 	case errors.Is(migErr, config.ErrPluginsNotMapping):

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
@@ -45,7 +47,9 @@ func FlagErrorf(format string, args ...any) error {
 }
 
 // Report prints what err says to stderr and returns the exit code for it: the
-// one place an error becomes an exit code.
+// one place an error becomes an exit code. Error messages quote names, paths
+// and texts from outside hermes, so what is printed is made terminal-safe
+// (its lines stay lines).
 func Report(ctx context.Context, stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
@@ -53,7 +57,7 @@ func Report(ctx context.Context, stderr io.Writer, err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Message != "" {
-			fmt.Fprintln(stderr, ee.Message)
+			fmt.Fprintln(stderr, termsafe.Text(ee.Message))
 		}
 		return ee.Code
 	}
@@ -61,7 +65,7 @@ func Report(ctx context.Context, stderr io.Writer, err error) int {
 		fmt.Fprintln(stderr, "interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintf(stderr, "Error: %v\n", err)
+	fmt.Fprintf(stderr, "Error: %s\n", termsafe.Text(err.Error()))
 	var fe *FlagError
 	if errors.As(err, &fe) {
 		return ExitUsage

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/internal/termsafe"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -97,7 +98,7 @@ func (h *Host) Load(ctx context.Context) error {
 	}
 	for _, p := range h.m.Plugins() {
 		if e := p.ErrorText(); e != "" && p.Decision.Starts() {
-			fmt.Fprintf(h.f.IO.Err, "plugin %s failed to load: %s\n", p.Key, e)
+			fmt.Fprintf(h.f.IO.Err, "plugin %s failed to load: %s\n", termsafe.Line(p.Key), termsafe.Text(e))
 		}
 	}
 	return nil

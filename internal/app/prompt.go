@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // confirm asks a yes/no question on the terminal; only "y"/"yes" count, EOF is no.
@@ -14,7 +16,7 @@ func (s *IOStreams) Confirm(prompt string) bool {
 	if !s.CanPrompt() {
 		return false
 	}
-	fmt.Fprint(s.Out, prompt)
+	fmt.Fprint(s.Out, termsafe.Line(prompt)) // it often names a plugin or a pack
 	line, err := ReadLine(s.In)
 	if err != nil && line == "" {
 		fmt.Fprintln(s.Out)

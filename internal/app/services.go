@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // The services commands use besides the plugin host, built for this
@@ -31,7 +32,7 @@ func (f *Factory) Installer(scanner install.Scanner) (*install.Installer, error)
 		Git:         g,
 		Credentials: &install.Credentials{Env: f.Env, DotenvPath: h.EnvPath(), Git: g},
 		Scanner:     scanner,
-		Log:         f.IO.Err,
+		Log:         termsafe.NewWriter(f.IO.Err), // its lines quote URLs from links and indexes
 	}
 	if f.IO.ErrTTY {
 		in.Progress = f.Spinner
@@ -55,6 +56,7 @@ func (f *Factory) ScanOnInstall() bool {
 
 // Spinner shows progress on a terminal only; the returned func ends it.
 func (f *Factory) Spinner(msg string) func() {
+	msg = termsafe.Line(msg) // it names a repository from a link or an index
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

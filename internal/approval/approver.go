@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/termsafe"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -52,6 +54,9 @@ type Prompt struct {
 	Command     string
 	Description string
 	PatternKeys []string
+	// Origin is who asked for the call: a plugin's request (ctx.dispatch_tool) is
+	// shown as the plugin's and is not offered "always".
+	Origin tools.Origin
 }
 
 // Prompter asks a human for a choice.
@@ -65,6 +70,7 @@ type CommandRequest struct {
 	Findings   []Finding
 	ToolCallID string
 	TurnID     string
+	Origin     tools.Origin // who asked for the terminal call
 }
 
 // CommandApprover is implemented by approvers that understand terminal commands
@@ -154,7 +160,7 @@ func (a *Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (Choi
 	}
 	return a.decide(ctx, approvalInput{
 		command: toolCallText(req.ToolName, req.Args), description: desc, keys: []string{key},
-		toolCallID: req.ToolCallID, turnID: req.TurnID,
+		toolCallID: req.ToolCallID, turnID: req.TurnID, origin: req.Origin,
 	})
 }
 
@@ -168,7 +174,7 @@ func (a *Approver) ApproveCommand(ctx context.Context, req CommandRequest) (Choi
 	}
 	return a.decide(ctx, approvalInput{
 		command: req.Command, description: strings.Join(descs, "; "), keys: keys,
-		toolCallID: req.ToolCallID, turnID: req.TurnID,
+		toolCallID: req.ToolCallID, turnID: req.TurnID, origin: req.Origin,
 	})
 }
 
@@ -176,6 +182,7 @@ type approvalInput struct {
 	command, description string
 	keys                 []string
 	toolCallID, turnID   string
+	origin               tools.Origin
 }
 
 func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error) {
@@ -210,7 +217,7 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error)
 		if a.Timeout > 0 {
 			pctx, cancel = context.WithTimeout(ctx, a.Timeout)
 		}
-		choice, err = a.Prompter.Prompt(pctx, Prompt{Command: in.command, Description: in.description, PatternKeys: in.keys})
+		choice, err = a.Prompter.Prompt(pctx, Prompt{Command: in.command, Description: in.description, PatternKeys: in.keys, Origin: in.origin})
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
@@ -220,6 +227,10 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error)
 		case err != nil:
 			choice = ChoiceDeny
 		}
+	}
+	if choice == ChoiceAlways && in.origin.ByPlugin() {
+		// Whatever the prompter allowed: a plugin's request never grants "always".
+		choice = ChoiceSession
 	}
 	switch choice {
 	case ChoiceSession:
@@ -264,31 +275,35 @@ func (a *Approver) persist(ctx context.Context, keys []string) error {
 	})
 }
 
+// toolCallText is the call as it would run: the tool and all its arguments
+// (cutting them could hide the part that matters).
 func toolCallText(name string, args map[string]any) string {
 	if len(args) == 0 {
 		return name
 	}
-	b, err := json.Marshal(args)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
 		return name
 	}
-	s := string(b)
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return name + " " + s
+	return name + " " + strings.TrimSuffix(b.String(), "\n")
 }
 
-// TTYPrompter asks on a terminal, upstream's way:
+// TTYPrompter asks on a terminal, upstream's way, with the command on lines of
+// its own, exactly as it would run and escaped (termsafe), and who asked:
 //
 //	⚠️  DANGEROUS COMMAND: recursive delete
-//	    rm -rf /tmp/old-project
+//	    asked by the model; the command, exactly as it would run:
+//	    │ rm -rf /tmp/old-project
 //
 //	    [o]nce  |  [s]ession  |  [a]lways  |  [d]eny
 //
 //	    Choice [o/s/a/D]:
 //
-// An empty answer, end of input or anything unrecognised is deny.
+// A plugin's request (ctx.dispatch_tool) is not offered "always"; answered
+// anyway, it counts as "session". An empty answer, end of input or anything
+// unrecognised is deny.
 type TTYPrompter struct {
 	Out io.Writer
 	// ReadLine reads one answer line. `hermes chat` passes its line editor's reader so
@@ -356,12 +371,7 @@ func lineReader(in io.Reader) func(ctx context.Context) (string, error) {
 func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (Choice, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	cmd := pr.Command
-	if r := []rune(cmd); len(r) > 300 {
-		cmd = string(r[:300]) + "..."
-	}
-	fmt.Fprintf(p.Out, "\n  ⚠️  DANGEROUS COMMAND: %s\n      %s\n\n      [o]nce  |  [s]ession  |  [a]lways  |  [d]eny\n\n      Choice [o/s/a/D]: ",
-		pr.Description, cmd)
+	io.WriteString(p.Out, promptText(pr))
 	line, err := p.ReadLine(ctx)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		fmt.Fprintln(p.Out)
@@ -374,7 +384,38 @@ func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (Choice, error) {
 		fmt.Fprintln(p.Out) // end of input: nobody answered
 		return ChoiceDeny, nil
 	}
-	return parseChoice(line), nil
+	choice := parseChoice(line)
+	if choice == ChoiceAlways && pr.Origin.ByPlugin() {
+		fmt.Fprintln(p.Out, "      \"always\" is not offered for a plugin's request: approved for this session only.")
+		choice = ChoiceSession
+	}
+	return choice, nil
+}
+
+// promptText renders the prompt. Everything in it that came from outside (the
+// command, a plugin's description, the plugin's name) is escaped, so nothing
+// in it can move the cursor, erase the warning or reorder the command.
+func promptText(pr Prompt) string {
+	var b strings.Builder
+	head := "DANGEROUS COMMAND: " + termsafe.Line(pr.Description)
+	who := "asked by " + termsafe.Line(pr.Origin.String())
+	fmt.Fprintf(&b, "\n  ⚠️  %s\n      %s; the command, exactly as it would run:\n", head, who)
+	lines := strings.Split(pr.Command, "\n")
+	for _, l := range lines {
+		b.WriteString("      │ ")
+		b.WriteString(termsafe.Line(l))
+		b.WriteByte('\n')
+	}
+	if len(lines) > 8 || len(pr.Command) > 640 {
+		// The warning above may have scrolled away: say it again by the question.
+		fmt.Fprintf(&b, "      (end of the command) %s, %s\n", head, who)
+	}
+	if pr.Origin.ByPlugin() {
+		b.WriteString("\n      [o]nce  |  [s]ession  |  [d]eny\n\n      Choice [o/s/D]: ")
+	} else {
+		b.WriteString("\n      [o]nce  |  [s]ession  |  [a]lways  |  [d]eny\n\n      Choice [o/s/a/D]: ")
+	}
+	return b.String()
 }
 
 func parseChoice(s string) Choice {

@@ -327,3 +327,108 @@ func TestApproverScopes(t *testing.T) {
 		}
 	}
 }
+
+// The prompt shows the command exactly as it would run, every line on its own
+// line and escaped, says who asked, and offers "always" only when no plugin did.
+func TestTTYPromptText(t *testing.T) {
+	model := tools.Origin{}
+	plugin := tools.Origin{Kind: tools.FromPlugin, Plugin: "evil\x1b[2K"}
+	long := strings.Repeat("x", 700)
+	cases := []struct {
+		name        string
+		cmd         string
+		origin      tools.Origin
+		want        []string // each a whole line of the prompt
+		wantNot     []string // substrings that must not be there
+		alwaysShown bool
+	}{
+		{"model, plain", "rm -rf build/old", model,
+			[]string{"  ⚠️  DANGEROUS COMMAND: recursive delete", "      asked by the model; the command, exactly as it would run:", "      │ rm -rf build/old"},
+			nil, true},
+		{"erasing the warning", "rm -rf ~ #\r\x1b[2K\x1b[1A\x1b[2Kls", model,
+			[]string{`      │ rm -rf ~ #\r\x1b[2K\x1b[1A\x1b[2Kls`}, []string{"\r", "\x1b"}, true},
+		{"bidi reorders the command", "rm -rf /\u202e/pmt/", model,
+			[]string{`      │ rm -rf /\u202e/pmt/`}, []string{"\u202e"}, true},
+		{"several lines", "echo hi\nrm -rf build/x\n\techo done", model,
+			[]string{"      │ echo hi", "      │ rm -rf build/x", `      │ \techo done`}, nil, true},
+		{"never cut", "rm -rf build/" + long, model,
+			[]string{"      │ rm -rf build/" + long, "      (end of the command) DANGEROUS COMMAND: recursive delete, asked by the model"}, nil, true},
+		{"a plugin asked", "rm -rf build/old", plugin,
+			[]string{"      asked by plugin `evil\\x1b[2K` through ctx.dispatch_tool; the command, exactly as it would run:",
+				"      [o]nce  |  [s]ession  |  [d]eny"},
+			[]string{"\x1b", "[a]lways"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			a := NewCLIApprover(strings.NewReader("d\n"), &out, nil, nil)
+			r := req(c.cmd)
+			r.Origin = c.origin
+			if choice, err := a.ApproveCommand(context.Background(), r); err != nil || choice != ChoiceDeny {
+				t.Fatalf("choice %q, %v; want deny", choice, err)
+			}
+			lines := strings.Split(out.String(), "\n")
+			for _, w := range c.want {
+				if !slicesContains(lines, w) {
+					t.Errorf("no line %q in the prompt:\n%s", w, out.String())
+				}
+			}
+			for _, w := range c.wantNot {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("the prompt contains %q:\n%q", w, out.String())
+				}
+			}
+			if got := strings.Contains(out.String(), "[a]lways") && strings.Contains(out.String(), "Choice [o/s/a/D]: "); got != c.alwaysShown {
+				t.Errorf("always offered: %v, want %v:\n%s", got, c.alwaysShown, out.String())
+			}
+		})
+	}
+}
+
+func slicesContains(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A plugin's request never grants "always": typed anyway, it is "session", and
+// nothing reaches command_allowlist; a prompter that answers "always" for it
+// (a future transport) is held to the same.
+func TestPluginRequestNeverAlways(t *testing.T) {
+	plugin := tools.Origin{Kind: tools.FromPlugin, Plugin: "p"}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, []byte("model: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	a := NewCLIApprover(strings.NewReader("a\n"), &out, &config.Store{Path: path}, nil)
+	r := req("rm -rf /tmp/x")
+	r.Origin = plugin
+	choice, err := a.ApproveCommand(context.Background(), r)
+	if err != nil || choice != ChoiceSession {
+		t.Fatalf("typed always for a plugin: %q, %v; want session", choice, err)
+	}
+	if !strings.Contains(out.String(), `"always" is not offered for a plugin's request: approved for this session only.`) {
+		t.Errorf("no word of the downgrade:\n%s", out.String())
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), AllowlistKey) {
+		t.Errorf("config.yaml got an allowlist entry from a plugin's request:\n%s", b)
+	}
+
+	always := &Approver{Prompter: answer(ChoiceAlways), Store: &config.Store{Path: path}}
+	if c, _ := always.Approve(context.Background(), tools.ApprovalRequest{ToolName: "t", RuleKey: "k", Origin: plugin}); c != ChoiceSession {
+		t.Errorf("a prompter's always for a plugin's request became %q, want session", c)
+	}
+	if c, _ := always.Approve(context.Background(), tools.ApprovalRequest{ToolName: "t", RuleKey: "k2"}); c != ChoiceAlways {
+		t.Errorf("the model's request answered always became %q", c)
+	}
+}
+
+type answer Choice
+
+func (a answer) Prompt(context.Context, Prompt) (Choice, error) { return Choice(a), nil }

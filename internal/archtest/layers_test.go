@@ -22,7 +22,7 @@ const module = "github.com/hermes-go/hermes/"
 var tiers = map[string]int{
 	// 0: leaves, no hermes imports.
 	"internal/clock": 0, "internal/jsonx": 0, "internal/lazyre": 0, "internal/startmem": 0,
-	"internal/plugins/pybridge": 0, "internal/plugins/manifest/internal/yamlfast": 0,
+	"internal/plugins/pybridge": 0, "internal/plugins/manifest/internal/yamlfast": 0, "internal/termsafe": 0,
 	"examples": 0, // the example plugins' files, embedded
 	// 1: the wire, the clock-using basics.
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
@@ -54,6 +54,7 @@ var cliImports = []string{
 	"internal/capability", "internal/catalog", "internal/config", "internal/home", "internal/install",
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
+	"internal/termsafe", // how untrusted text is shown
 }
 
 type pkg struct {

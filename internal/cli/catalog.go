@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-go/hermes/internal/catalog"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // pluginsCatalogCommands are search, browse and info, registered under `hermes plugins`.
@@ -100,9 +101,9 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 	}
 	if len(results) == 0 {
 		if opts.Capability != "" {
-			fmt.Fprintf(out, "No plugins matched '%s' with capability '%s' (index source: %s)\n", term, opts.Capability, src)
+			sayf(out, "No plugins matched '%s' with capability '%s' (index source: %s)\n", term, opts.Capability, src)
 		} else {
-			fmt.Fprintf(out, "No plugins matched '%s' (index source: %s)\n", term, src)
+			sayf(out, "No plugins matched '%s' (index source: %s)\n", term, src)
 		}
 		return nil
 	}
@@ -126,7 +127,7 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 	fmt.Fprintf(out, "Hermes plugins (%d %s)\n", len(results), noun)
 	t.write(out)
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "Index source: %s. Install: hermes plugins install <name>   Details: hermes plugins info <name>\n", src)
+	sayf(out, "Index source: %s. Install: hermes plugins install <name>   Details: hermes plugins info <name>\n", src)
 	fmt.Fprintln(out, catalog.SecurityFooter)
 	return nil
 }
@@ -135,7 +136,9 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 // "sources"), indented like writeJSON, one result at a time through reused buffers:
 // a thousand hits would otherwise build the whole document in fresh memory three
 // times over (value, encoding, indentation), which costs more than the search.
-func writeSearchJSON(w io.Writer, c *catalog.Catalog, term string, results []catalog.Result) error {
+func writeSearchJSON(out io.Writer, c *catalog.Catalog, term string, results []catalog.Result) error {
+	jw := termsafe.NewJSONWriter(out) // as writeJSON: what a terminal would obey, \u-escaped
+	var w io.Writer = jw
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -163,8 +166,10 @@ func writeSearchJSON(w io.Writer, c *catalog.Catalog, term string, results []cat
 		io.WriteString(w, "\n  ")
 	}
 	enc.SetIndent("", "")
-	_, err := fmt.Fprintf(w, "],\n  \"note\": %s\n}\n", str(catalog.SecurityFooter))
-	return err
+	if _, err := fmt.Fprintf(w, "],\n  \"note\": %s\n}\n", str(catalog.SecurityFooter)); err != nil {
+		return err
+	}
+	return jw.Flush()
 }
 
 // indexEntryJSON is upstream's community-index entry.to_dict(), plus where it is listed.
@@ -292,7 +297,7 @@ func pluginsInfoRun(ctx context.Context, opts *infoOptions) error {
 			}
 			return writeJSON(w, all)
 		}
-		fmt.Fprintf(w, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
+		sayf(w, "%d plugins are listed as '%s'; install one by its source.\n", len(le.Candidates), name)
 		for i := range le.Candidates {
 			fmt.Fprintln(w)
 			writeEntryInfo(w, c, &le.Candidates[i], true)
@@ -309,12 +314,12 @@ func pluginsInfoRun(ctx context.Context, opts *infoOptions) error {
 			}
 			m.Close()
 		}
-		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", name)
+		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", safe(name))
 		for i, s := range le.Candidates {
 			if i == 0 {
 				msg += "\nDid you mean:"
 			}
-			msg += "\n  " + s.Name + "  (" + s.Provenance() + ")"
+			msg += "\n  " + safe(s.Name) + "  (" + safe(s.Provenance()) + ")"
 		}
 		return app.Failf("%s", msg)
 	}
@@ -337,17 +342,17 @@ func writeEntryInfo(w io.Writer, c *catalog.Catalog, e *catalog.Entry, bySource 
 	if e.Version != "" {
 		head += " v" + e.Version
 	}
-	fmt.Fprintf(w, "%s  (%s)\n", head, listed)
+	sayf(w, "%s  (%s)\n", head, listed)
 	if e.Description != "" {
-		fmt.Fprintln(w, e.Description)
+		fmt.Fprintln(w, safeText(e.Description))
 	}
 	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
-		fmt.Fprintf(w, "\n⚠ REMOVED from the catalog%s: %s\n  Install is refused unless you pass --allow-removed.\n", dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+		sayf(w, "\n⚠ REMOVED from the catalog%s: %s\n  Install is refused unless you pass --allow-removed.\n", dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
 	}
 	fmt.Fprintln(w)
 	field := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-13s %s\n", k+":", v)
+			sayf(w, "%-13s %s\n", k+":", v)
 		}
 	}
 	list := func(k string, v []string) { field(k, strings.Join(v, ", ")) }
@@ -373,14 +378,14 @@ func writeEntryInfo(w io.Writer, c *catalog.Catalog, e *catalog.Entry, bySource 
 		list("Hooks", e.Hooks)
 		list("Middleware", e.Middleware)
 		list("Env vars", e.Env)
-		fmt.Fprintf(w, "\n%s\n", registersSummary(e))
+		sayf(w, "\n%s\n", registersSummary(e))
 	}
 	field("Source", c.Source())
 	fmt.Fprintln(w)
 	if bySource {
-		fmt.Fprintf(w, "Install:      hermes plugins install %s --ref %s\n", e.Identifier(), e.Ref)
+		sayf(w, "Install:      hermes plugins install %s --ref %s\n", e.Identifier(), e.Ref)
 	} else {
-		fmt.Fprintf(w, "Install:      hermes plugins install %s\n", e.Name)
+		sayf(w, "Install:      hermes plugins install %s\n", e.Name)
 	}
 	fmt.Fprintln(w, catalog.SecurityFooter)
 }
@@ -440,7 +445,7 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 	}
 	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
 		if !o.AllowRemoved {
-			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", safe(e.Name), safe(dateSuffix(k.Date)), safe(orDefault(k.Reason, "no reason given")))
 		}
 		f.Warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
 	}
@@ -456,9 +461,9 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 	if e.Origin == catalog.OriginIndex {
 		tier = "index"
 	}
-	fmt.Fprintf(f.IO.Out, "Resolved %s (%s) → %s @ %s\n", e.Name, e.Provenance(), e.Identifier(), e.Ref[:12])
+	sayf(f.IO.Out, "Resolved %s (%s) → %s @ %s\n", e.Name, e.Provenance(), e.Identifier(), e.Ref[:12])
 	if ref != e.Ref {
-		fmt.Fprintf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
+		sayf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
 	}
 	return install.Request{
 		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved,

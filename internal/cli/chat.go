@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hermes-go/hermes/internal/app"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // chatOptions are what a `hermes chat` run needs: the terminal, the plugin
@@ -69,6 +70,7 @@ type chatSession struct {
 	io      *app.IOStreams
 	chat    *app.Chat
 	inject  chan string
+	out     *chatOutput
 	mu      sync.Mutex
 	running context.CancelFunc // the turn in flight, nil when idle
 	quit    bool
@@ -97,9 +99,10 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	// hermes (interruptOnSignal), so the session outlives the root's signal context.
 	ctx = context.WithoutCancel(ctx)
 	cs := &chatSession{io: opts.IO, inject: make(chan string, 16)}
+	cs.out = newChatOutput(opts.IO, opts.Query == "")
 	cs.chat, err = h.NewChat(ctx, app.ChatOptions{
 		Model: opts.Model, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
-		Output: chatOutput{io: opts.IO, stream: opts.Query == ""},
+		Output: cs.out,
 		Inject: cs.injectMessage,
 	})
 	if err != nil {
@@ -166,19 +169,32 @@ func (p *linePump) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// chatOutput shows streamed text (interactive only) and progress lines.
+// chatOutput shows streamed text (interactive only) and progress lines. The
+// model's text is escaped as it streams (termsafe.Writer: a sequence split
+// between two chunks is caught too), so a reply cannot clear the screen,
+// retitle the window, plant links or paint over the approval prompt that may
+// follow it.
 type chatOutput struct {
 	io     *app.IOStreams
 	stream bool
+	text   *termsafe.Writer
 }
 
-func (o chatOutput) Text(s string) {
+func newChatOutput(s *app.IOStreams, stream bool) *chatOutput {
+	return &chatOutput{io: s, stream: stream, text: termsafe.NewWriter(s.Out)}
+}
+
+func (o *chatOutput) Text(s string) {
 	if o.stream {
-		io.WriteString(o.io.Out, s)
+		_, _ = o.text.WriteString(s)
 	}
 }
 
-func (o chatOutput) Progress(s string) { fmt.Fprintln(o.io.Err, s) }
+// flush ends the streamed text: a character cut short is shown escaped.
+func (o *chatOutput) flush() { _ = o.text.Flush() }
+
+// Progress shows a status line; it names tools the model asked for.
+func (o *chatOutput) Progress(s string) { fmt.Fprintln(o.io.Err, termsafe.Line(s)) }
 
 // injectMessage is ctx.inject_message in CLI mode: queued as the next input when
 // idle; a running turn is interrupted so the message goes next.
@@ -211,6 +227,7 @@ func (cs *chatSession) runTurn(ctx context.Context, input string) (*app.Turn, er
 		cs.mu.Unlock()
 		cancel()
 	}()
+	defer cs.out.flush()
 	return cs.chat.Run(tctx, input)
 }
 
@@ -257,7 +274,7 @@ func (cs *chatSession) oneShot(ctx context.Context, opts *chatOptions) error {
 		return app.Failf("Error: %v", runErr)
 	}
 	if len(turns) > 0 {
-		fmt.Fprintln(cs.io.Out, turns[len(turns)-1].Final)
+		fmt.Fprintln(cs.io.Out, termsafe.Text(turns[len(turns)-1].Final)) // --json has it as sent
 	}
 	id := cs.chat.SessionID()
 	fmt.Fprintf(cs.io.Err, "session %s (continue it with: hermes chat --resume %s)\n", id, id)
@@ -301,7 +318,7 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 	lines, eof := pump.lines, pump.eof
 	tty := cs.io.CanPrompt()
 	if tty {
-		fmt.Fprintf(cs.io.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.chat.Model(), cs.chat.SessionID())
+		sayf(cs.io.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.chat.Model(), cs.chat.SessionID())
 	}
 	for {
 		cs.mu.Lock()
@@ -316,7 +333,7 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 		var input string
 		select {
 		case input = <-cs.inject:
-			fmt.Fprintf(cs.io.Err, "[injected] %s\n", input)
+			fmt.Fprintf(cs.io.Err, "[injected] %s\n", termsafe.Line(input))
 		case input = <-lines:
 		case <-eof:
 			// Injected messages still queued run before leaving.
@@ -341,12 +358,12 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 		case errors.Is(err, app.ErrInterrupted):
 			fmt.Fprintln(cs.io.Err, "(turn stopped; what was said so far is kept)")
 		case err != nil:
-			fmt.Fprintf(cs.io.Err, "Error: %v\n", err)
+			fmt.Fprintf(cs.io.Err, "Error: %s\n", termsafe.Text(err.Error()))
 		case t != nil && !cs.chat.Streams():
-			fmt.Fprintln(cs.io.Out, t.Final)
+			fmt.Fprintln(cs.io.Out, termsafe.Text(t.Final))
 		case t != nil && t.Final != "" && !t.Streamed:
 			// Nothing was streamed (the provider answered whole): show it now.
-			fmt.Fprintln(cs.io.Out, t.Final)
+			fmt.Fprintln(cs.io.Out, termsafe.Text(t.Final))
 		}
 	}
 }

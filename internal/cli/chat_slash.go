@@ -35,7 +35,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 	}
 	if !known {
-		fmt.Fprintf(cs.io.Err, "Unknown command /%s; /help lists the commands.\n", typed)
+		sayf(cs.io.Err, "Unknown command /%s; /help lists the commands.\n", typed)
 		return nil
 	}
 	cs.chat.PreCommand(ctx, typed, canonical, rawArgs)
@@ -51,7 +51,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 			if c.ArgsHint != "" {
 				usage += " " + c.ArgsHint
 			}
-			fmt.Fprintf(out, "  %-13s %s (plugin %s)\n", usage, c.Description, c.Plugin)
+			sayf(out, "  %-13s %s (plugin %s)\n", usage, c.Description, c.Plugin)
 		}
 		return nil
 	case "plugins":
@@ -61,7 +61,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 				continue
 			}
 			n++
-			fmt.Fprintf(out, "  %-24s %s\n", p.Key, stateLine(p, true))
+			sayf(out, "  %-24s %s\n", p.Key, stateLine(p, true))
 		}
 		if n == 0 {
 			fmt.Fprintln(out, "No plugins are enabled (hermes plugins enable NAME).")
@@ -69,7 +69,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		return nil
 	case "tools":
 		for _, t := range cs.chat.Tools() {
-			fmt.Fprintf(out, "  %-24s %-12s %s\n", t.Name, t.Toolset, firstLine(t.ModelDescription()))
+			sayf(out, "  %-24s %-12s %s\n", t.Name, t.Toolset, firstLine(t.ModelDescription()))
 		}
 		return nil
 	case "new":
@@ -80,9 +80,9 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	res, ok, err := cmd.Run(ctx, rawArgs)
 	switch {
 	case err != nil:
-		fmt.Fprintf(cs.io.Err, "/%s failed: %v\n", canonical, err)
+		sayf(cs.io.Err, "/%s failed: %v\n", canonical, err)
 	case ok:
-		fmt.Fprintln(out, res)
+		fmt.Fprintln(out, safeText(res)) // the plugin's answer
 	}
 	return nil
 }
@@ -99,8 +99,5 @@ func (cs *chatSession) newSession(ctx context.Context) error {
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 70 {
-		s = s[:67] + "..."
-	}
-	return s
+	return truncate(s, 70)
 }

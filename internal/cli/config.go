@@ -128,9 +128,9 @@ func configSetRun(ctx context.Context, opts *configSetOptions) error {
 		return err
 	}
 	for _, m := range msgs {
-		fmt.Fprintln(opts.IO.Err, m)
+		fmt.Fprintln(opts.IO.Err, safeText(m))
 	}
-	fmt.Fprintf(opts.IO.Out, "✓ Set %s = %s in %s\n", opts.Key, strings.TrimSpace(opts.Value), store.Path)
+	sayf(opts.IO.Out, "✓ Set %s = %s in %s\n", opts.Key, strings.TrimSpace(opts.Value), store.Path)
 	return nil
 }
 
@@ -173,12 +173,14 @@ func setArgs(args []string) []string {
 	return args
 }
 
+// printValue prints a config value; plugins write config too (ctx.set_config),
+// so it is shown escaped.
 func printValue(w io.Writer, v any) error {
 	switch x := v.(type) {
 	case nil:
 		fmt.Fprintln(w, "null")
 	case string:
-		fmt.Fprintln(w, x)
+		fmt.Fprintln(w, safeText(x))
 	case yaml.MapSlice, []any:
 		// A list of its own starts at column 0 ("- a"); lists inside a mapping are
 		// indented under their key, as in config.yaml.
@@ -187,9 +189,9 @@ func printValue(w io.Writer, v any) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(w, string(b))
+		fmt.Fprint(w, safeText(string(b)))
 	default:
-		fmt.Fprintln(w, x)
+		fmt.Fprintln(w, safeText(fmt.Sprint(x)))
 	}
 	return nil
 }

@@ -55,18 +55,18 @@ func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id s
 		return nil
 	}
 	w := f.IO.Out
-	fmt.Fprintf(w, "Plugin %s %s the following capabilities:\n", id, verb)
+	sayf(w, "Plugin %s %s the following capabilities:\n", id, verb)
 	for _, c := range pending {
 		capInfo, _ := capability.Lookup(c)
-		fmt.Fprintf(w, "    %s — %s\n", c, capInfo.Risk)
+		sayf(w, "    %s — %s\n", c, capInfo.Risk)
 	}
 	fmt.Fprintln(w, "Granting trusts the plugin author with these host surfaces. This is consent, not a sandbox — the plugin runs with your user's permissions.")
 	if !f.IO.CanPrompt() {
-		fmt.Fprintf(w, "Non-interactive session: capabilities NOT granted (fail closed). Run `hermes plugins capabilities %s` to review and `hermes plugins enable %s` to grant interactively.\n", id, id)
+		sayf(w, "Non-interactive session: capabilities NOT granted (fail closed). Run `hermes plugins capabilities %s` to review and `hermes plugins enable %s` to grant interactively.\n", id, id)
 		return nil
 	}
 	if !f.IO.Confirm("  Grant these capabilities? [y/N] ") {
-		fmt.Fprintf(w, "Declined. %s stays enabled with these capabilities off; it should degrade gracefully (ctx.has_capability()).\n", id)
+		sayf(w, "Declined. %s stays enabled with these capabilities off; it should degrade gracefully (ctx.has_capability()).\n", id)
 		return nil
 	}
 	err = m.Store().Update(ctx, func(d *config.Doc) error {
@@ -75,6 +75,6 @@ func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id s
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "✓ Granted: %s (plugins.entries.%s.granted_capabilities)\n", strings.Join(pending, ", "), id)
+	sayf(w, "✓ Granted: %s (plugins.entries.%s.granted_capabilities)\n", strings.Join(pending, ", "), id)
 	return nil
 }

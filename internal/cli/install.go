@@ -125,7 +125,7 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	if f.IO.CanPrompt() && req.ConfirmCaution == nil {
 		req.ConfirmCaution = func(rep *install.ScanReport) bool {
 			fmt.Fprintln(f.IO.Out, "⚠ Security scan flagged this plugin:")
-			fmt.Fprintln(f.IO.Out, strings.TrimRight(rep.Report, "\n"))
+			fmt.Fprintln(f.IO.Out, safeText(strings.TrimRight(rep.Report, "\n")))
 			return f.IO.Confirm("  Install anyway? Only continue if you trust the source. [y/N]: ")
 		}
 	}
@@ -138,10 +138,10 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 		f.Warn(warn)
 	}
 	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe && res.Scan.Report != "" && (req.Force || !f.IO.CanPrompt()) {
-		fmt.Fprintln(f.IO.Err, strings.TrimRight(res.Scan.Report, "\n"))
+		fmt.Fprintln(f.IO.Err, safeText(strings.TrimRight(res.Scan.Report, "\n")))
 	}
 	for _, c := range res.Created {
-		fmt.Fprintf(w, "Created %s from %s.example\n", c, c)
+		sayf(w, "Created %s from %s.example\n", c, c)
 	}
 	pin := ""
 	if res.Pinned {
@@ -151,13 +151,13 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	if res.Replaced {
 		verb = "Reinstalled"
 	}
-	fmt.Fprintf(w, "✓ %s %s from %s @ %s%s\n", verb, res.Name, res.Source.Canonical(), res.Revision[:12], pin)
-	fmt.Fprintf(w, "  Location: %s\n", res.Dir)
+	sayf(w, "✓ %s %s from %s @ %s%s\n", verb, res.Name, res.Source.Canonical(), res.Revision[:12], pin)
+	sayf(w, "  Location: %s\n", res.Dir)
 	if b, err := os.ReadFile(filepath.Join(res.Dir, "after-install.md")); err == nil {
-		fmt.Fprintf(w, "\n%s\n\n", strings.TrimRight(string(b), "\n"))
+		fmt.Fprintf(w, "\n%s\n\n", safeText(strings.TrimRight(string(b), "\n")))
 	}
 	if deps := res.Manifest.PythonDependencies; len(deps) > 0 {
-		fmt.Fprintf(w, "%s declares Python dependencies (not installed automatically): %s\n  Install them with: pip install %s\n", res.Name, strings.Join(deps, ", "), strings.Join(deps, " "))
+		sayf(w, "%s declares Python dependencies (not installed automatically): %s\n  Install them with: pip install %s\n", res.Name, strings.Join(deps, ", "), strings.Join(deps, " "))
 	}
 	if err := promptRequiresEnv(ctx, f, res.Name, res.Manifest, o.SkipEnv); err != nil {
 		return res, err
@@ -168,7 +168,7 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 		if f.IO.CanPrompt() {
 			enable = f.IO.Confirm(fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name))
 		} else {
-			fmt.Fprintf(w, "Not enabled. Enable it with: hermes plugins enable %s\n", res.Name)
+			sayf(w, "Not enabled. Enable it with: hermes plugins enable %s\n", res.Name)
 		}
 	}
 	// --no-grant: the consent step runs as it would without a terminal (fail closed).
@@ -229,19 +229,19 @@ func promptRequiresEnv(ctx context.Context, f *app.Factory, name string, m *mani
 		names[i] = e.Name
 	}
 	if skip || !f.IO.CanPrompt() {
-		fmt.Fprintf(f.IO.Out, "%s needs environment variable(s) that are not set: %s\n  Add them to %s (or the environment) before enabling it.\n", name, strings.Join(names, ", "), h.EnvPath())
+		sayf(f.IO.Out, "%s needs environment variable(s) that are not set: %s\n  Add them to %s (or the environment) before enabling it.\n", name, strings.Join(names, ", "), h.EnvPath())
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "%s needs these environment variables (saved to %s; leave empty to skip):\n", name, h.EnvPath())
+	sayf(f.IO.Out, "%s needs these environment variables (saved to %s; leave empty to skip):\n", name, h.EnvPath())
 	for _, e := range missing {
 		label := e.Name
 		if e.Description != "" {
 			label += " (" + e.Description + ")"
 		}
 		if e.URL != "" {
-			fmt.Fprintf(f.IO.Out, "  Get it at: %s\n", e.URL)
+			sayf(f.IO.Out, "  Get it at: %s\n", e.URL)
 		}
-		fmt.Fprintf(f.IO.Out, "  %s: ", label)
+		sayf(f.IO.Out, "  %s: ", label)
 		var val string
 		var rerr error
 		if e.Secret || secretName(e.Name) {
@@ -261,7 +261,7 @@ func promptRequiresEnv(ctx context.Context, f *app.Factory, name string, m *mani
 		if err := config.SetDotenv(ctx, h.EnvPath(), e.Name, val); err != nil {
 			return err
 		}
-		fmt.Fprintf(f.IO.Out, "  ✓ Saved %s to %s\n", e.Name, h.EnvPath())
+		sayf(f.IO.Out, "  ✓ Saved %s to %s\n", e.Name, h.EnvPath())
 	}
 	return nil
 }
@@ -310,16 +310,16 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 		return err
 	}
 	w := opts.IO.Out
-	fmt.Fprintf(w, "Updating %s...\n", name)
+	sayf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})
 	if err != nil && res == nil {
 		return installFail(err)
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprintln(w, safeText(n))
 	}
 	for _, c := range res.Created {
-		fmt.Fprintf(w, "Created %s from %s.example\n", c, c)
+		sayf(w, "Created %s from %s.example\n", c, c)
 	}
 	if err != nil {
 		return installFail(err)
@@ -327,10 +327,10 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	m, p, rerr := resolveInstalled(ctx, f, name)
 	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe {
 		fmt.Fprintln(w, "⚠ Security scan flagged the updated plugin:")
-		fmt.Fprintln(w, strings.TrimRight(res.Scan.Report, "\n"))
+		fmt.Fprintln(w, safeText(strings.TrimRight(res.Scan.Report, "\n")))
 		if res.Scan.Verdict == install.VerdictDangerous {
 			for _, b := range res.Scan.Blocking {
-				fmt.Fprintf(w, "  %s\n", b)
+				sayf(w, "  %s\n", b)
 			}
 			if rerr != nil {
 				return rerr
@@ -342,9 +342,9 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 		}
 	}
 	if res.UpToDate {
-		fmt.Fprintf(w, "✓ Plugin %s is already up to date.\n", name)
+		sayf(w, "✓ Plugin %s is already up to date.\n", name)
 	} else {
-		fmt.Fprintf(w, "✓ Plugin %s updated (%s → %s).\n", name, res.Before[:12], res.After[:12])
+		sayf(w, "✓ Plugin %s updated (%s → %s).\n", name, res.Before[:12], res.After[:12])
 	}
 	if rerr != nil || res.Manifest == nil {
 		return nil
@@ -365,7 +365,7 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	// Nothing new to grant (the set shrank, or only changed to held ids): the
 	// consent flow just records the new declared-set hash, without asking.
 	if len(pending) > 0 && !f.IO.CanPrompt() {
-		fmt.Fprintf(w, "Plugin %s has new capabilities (%s); review them with `hermes plugins capabilities %s` and grant them with `hermes plugins enable %s` on a terminal. Until then they stay off.\n", p.Key, strings.Join(pending, ", "), p.Key, p.Key)
+		sayf(w, "Plugin %s has new capabilities (%s); review them with `hermes plugins capabilities %s` and grant them with `hermes plugins enable %s` on a terminal. Until then they stay off.\n", p.Key, strings.Join(pending, ", "), p.Key, p.Key)
 		return nil
 	}
 	return runCapabilityConsent(ctx, f, m, p.Key, declared, "now requests")
@@ -405,7 +405,7 @@ func pluginsRemoveRun(ctx context.Context, opts *removeOptions) error {
 	if err := in.Remove(ctx, opts.Name); err != nil {
 		return installFail(err)
 	}
-	fmt.Fprintf(opts.IO.Out, "✗ Plugin %s removed from %s\n", opts.Name, in.PluginsDir)
+	sayf(opts.IO.Out, "✗ Plugin %s removed from %s\n", opts.Name, in.PluginsDir)
 	return nil
 }
 
@@ -445,10 +445,10 @@ func pluginsRepairMetadataRun(ctx context.Context, opts *repairMetadataOptions) 
 		fmt.Fprintln(w, "Install metadata is readable; nothing to repair.")
 		return nil
 	}
-	fmt.Fprintf(w, "Moved the corrupt metadata to %s\n", backup)
-	fmt.Fprintf(w, "Rebuilt %d row(s) from git checkouts: %s\n", len(names), strings.Join(names, ", "))
+	sayf(w, "Moved the corrupt metadata to %s\n", backup)
+	sayf(w, "Rebuilt %d row(s) from git checkouts: %s\n", len(names), strings.Join(names, ", "))
 	if len(skipped) > 0 {
-		fmt.Fprintf(w, "Not rebuilt (no git checkout to read provenance from): %s\n  Their rows are only in the moved file; reinstall them with `hermes plugins install <source> --force` to record them again.\n", strings.Join(skipped, ", "))
+		sayf(w, "Not rebuilt (no git checkout to read provenance from): %s\n  Their rows are only in the moved file; reinstall them with `hermes plugins install <source> --force` to record them again.\n", strings.Join(skipped, ", "))
 	}
 	fmt.Fprintln(w, "Detached checkouts were recorded as pinned. Compare with the old file and fix by hand if needed.")
 	return nil
@@ -509,7 +509,7 @@ func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) erro
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "%s (%s)\n", p.Key, sourceLabel(provenance{}, p))
+		sayf(w, "%s (%s)\n", p.Key, sourceLabel(provenance{}, p))
 		if len(declared) == 0 {
 			fmt.Fprintln(w, "  declared: (none)")
 		}
@@ -517,20 +517,20 @@ func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) erro
 			ok, evidence := capability.Granted(cfg, p.Key, c)
 			switch {
 			case !ok:
-				fmt.Fprintf(w, "  %s: not granted\n", c)
+				sayf(w, "  %s: not granted\n", c)
 			case strings.HasPrefix(evidence, "legacy"):
-				fmt.Fprintf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", c)
+				sayf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", c)
 			default:
-				fmt.Fprintf(w, "  %s: granted\n", c)
+				sayf(w, "  %s: granted\n", c)
 			}
 		}
 		for _, c := range effective {
 			if !contains(declared, c) {
-				fmt.Fprintf(w, "  %s: granted (not declared in manifest)\n", c)
+				sayf(w, "  %s: granted (not declared in manifest)\n", c)
 			}
 		}
 		if len(declared) > 0 && cfg != nil && len(capability.Pending(cfg, p.Key, declared)) > 0 && p.Candidate.Source != "bundled" {
-			fmt.Fprintf(w, "  grant with: hermes plugins enable %s (on a terminal)\n", p.Key)
+			sayf(w, "  grant with: hermes plugins enable %s (on a terminal)\n", p.Key)
 		}
 	}
 	if shown == 0 {

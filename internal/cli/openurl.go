@@ -71,7 +71,7 @@ func openURLRun(ctx context.Context, opts *openURLOptions) error {
 	if opts.Wait && opts.IO.CanPrompt() {
 		// Launched by the desktop in a terminal window that closes on exit.
 		if err != nil {
-			fmt.Fprintln(opts.IO.Out, errorText(err))
+			fmt.Fprintln(opts.IO.Out, safeText(errorText(err)))
 			err = app.SilentExit(app.ExitFail)
 		}
 		fmt.Fprint(opts.IO.Out, "\nPress Enter to close this window.")
@@ -108,10 +108,10 @@ func openURL(ctx context.Context, opts *openURLOptions) error {
 	}
 	w := f.IO.Out
 	fmt.Fprintln(w, "Install a plugin from a hermes:// link")
-	fmt.Fprintf(w, "  Repository:  %s\n", l.Slug())
-	fmt.Fprintf(w, "  Browse:      %s   (read the code before you say yes)\n", l.BrowseURL())
-	fmt.Fprintf(w, "  Clone URL:   %s\n", l.CloneURL())
-	fmt.Fprintf(w, "  Installs:    the default branch, into %s, after the install-time security scan;\n", h.PluginsDir())
+	sayf(w, "  Repository:  %s\n", l.Slug())
+	sayf(w, "  Browse:      %s   (read the code before you say yes)\n", l.BrowseURL())
+	sayf(w, "  Clone URL:   %s\n", l.CloneURL())
+	sayf(w, "  Installs:    the default branch, into %s, after the install-time security scan;\n", h.PluginsDir())
 	fmt.Fprintln(w, "               its requires_env values and capabilities are asked for as with `hermes plugins install`")
 	switch {
 	case l.Enable == nil:
@@ -124,9 +124,9 @@ func openURL(ctx context.Context, opts *openURLOptions) error {
 	if l.Force {
 		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1)")
 	}
-	fmt.Fprintf(w, "  Catalog:     %s\n", catalogNote(ctx, f, l))
+	sayf(w, "  Catalog:     %s\n", catalogNote(ctx, f, l))
 	if l.Kind != "plugin" {
-		fmt.Fprintf(w, "  Link form:   legacy %s://%s/…\n", l.Scheme, l.Kind)
+		sayf(w, "  Link form:   legacy %s://%s/…\n", l.Scheme, l.Kind)
 	}
 	fmt.Fprintln(w, "A plugin runs code on this machine with your permissions. Install only what you trust; a link never installs by itself.")
 	if !f.IO.CanPrompt() {
@@ -175,15 +175,15 @@ func registerURLHandler(ctx context.Context, f *app.Factory) error {
 	}
 	r, err := urlscheme.Register(ctx, f.Env, exe)
 	if r.Entry != "" {
-		fmt.Fprintf(f.IO.Out, "✓ Wrote %s (runs %s open-url in a terminal)\n", r.Entry, exe)
+		sayf(f.IO.Out, "✓ Wrote %s (runs %s open-url in a terminal)\n", r.Entry, exe)
 	}
 	switch {
 	case err != nil:
 		return app.Failf("Error: %v", err)
 	case r.NoXDGMime:
-		fmt.Fprintf(f.IO.Out, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", r.Dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
+		sayf(f.IO.Out, "xdg-mime is not installed, so the default handler was not set. Desktops that read MimeType= from %s pick the entry up; otherwise install xdg-utils and run:\n  xdg-mime default %s %s\n", r.Dir, urlscheme.DesktopFile, strings.Join(urlscheme.MimeTypes, " "))
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
+	sayf(f.IO.Out, "✓ hermes:// and hermes-dev:// links now open with %s (xdg-mime default)\n", urlscheme.DesktopFile)
 	return nil
 }

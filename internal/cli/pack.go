@@ -115,7 +115,7 @@ func packShowRun(ctx context.Context, opts *packShowOptions) error {
 		return err
 	}
 	reviewPack(opts.Factory, p)
-	fmt.Fprintf(opts.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", opts.Source)
+	sayf(opts.IO.Out, "\nDry run only — nothing was installed. Install with: hermes plugins pack install %s\n", opts.Source)
 	return nil
 }
 
@@ -210,17 +210,17 @@ func reviewPack(f *app.Factory, p *pack.Pack) {
 	if p.Author != "" {
 		title += " by " + p.Author
 	}
-	fmt.Fprintln(w, title)
+	sayf(w, "%s\n", title)
 	if p.Description != "" {
-		fmt.Fprintf(w, "  %s\n", p.Description)
+		sayf(w, "  %s\n", p.Description)
 	}
-	fmt.Fprintf(w, "  from %s\n\n", p.Source)
+	sayf(w, "  from %s\n\n", p.Source)
 	t := &table{color: f.Color()}
 	t.header("Plugin", "Source", "Pinned ref", "Capabilities (declared)")
 	for _, e := range p.Plugins {
 		src := e.Identifier()
 		if !e.Resolved() {
-			src = t.paint(ansiRed, "unresolved: "+e.ResolveError)
+			src = "unresolved: " + e.ResolveError
 		} else if e.Repo == "" {
 			src = e.Source.Canonical()
 		}
@@ -232,18 +232,21 @@ func reviewPack(f *app.Factory, p *pack.Pack) {
 			}
 		}
 		t.row(entryName(e), src, e.Ref[:12], caps)
+		if !e.Resolved() {
+			t.paintLast(1, ansiRed)
+		}
 	}
 	t.write(w)
 	if len(p.Config) > 0 {
 		fmt.Fprintln(w, "\nConfig seeds (plugins.entries.<id>; values you already have are kept):")
 		for _, id := range sortedMapKeys(p.Config) {
 			for _, line := range flattenSeeds(p.Config[id], id) {
-				fmt.Fprintf(w, "  %s\n", line)
+				sayf(w, "  %s\n", line)
 			}
 		}
 	}
 	if len(p.Skills) > 0 {
-		fmt.Fprintf(w, "\nSkills listed (not installed by packs yet; install them with `hermes skills`): %s\n", strings.Join(p.Skills, ", "))
+		sayf(w, "\nSkills listed (not installed by packs yet; install them with `hermes skills`): %s\n", strings.Join(p.Skills, ", "))
 	}
 }
 
@@ -301,16 +304,16 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 			failed += len(p.Plugins) - i
 			break
 		}
-		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(p.Plugins), entryName(e))
+		sayf(w, "\n[%d/%d] %s\n", i+1, len(p.Plugins), entryName(e))
 		if !e.Resolved() {
-			fmt.Fprintf(w, "✗ %s: unresolved: %s\n", e.Label(), e.ResolveError)
+			sayf(w, "✗ %s: unresolved: %s\n", e.Label(), e.ResolveError)
 			failed++
 			continue
 		}
 		if name := alreadyInstalled(f, e); name != "" && !force {
 			// Re-running a pack is idempotent: the same source at the same commit is
 			// already what the pack asks for.
-			fmt.Fprintf(w, "✓ %s is already installed from %s @ %s (use --force to reinstall)\n", name, e.Source.Canonical(), e.Ref[:12])
+			sayf(w, "✓ %s is already installed from %s @ %s (use --force to reinstall)\n", name, e.Source.Canonical(), e.Ref[:12])
 			installed[name] = true
 			continue
 		}
@@ -324,9 +327,9 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 		if err != nil {
 			if res != nil {
 				// Installed, but a later step (enable, consent) failed: it counts as failed.
-				fmt.Fprintf(w, "✗ %s: installed as %s, but setting it up failed: %s\n", e.Label(), res.Name, errorText(err))
+				sayf(w, "✗ %s: installed as %s, but setting it up failed: %s\n", e.Label(), res.Name, errorText(err))
 			} else {
-				fmt.Fprintf(w, "✗ %s: %s\n", e.Label(), errorText(err))
+				sayf(w, "✗ %s: %s\n", e.Label(), errorText(err))
 			}
 			failed++
 			continue
@@ -335,10 +338,10 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 	}
 	if len(p.Config) > 0 {
 		if err := applySeeds(ctx, f, p, installed); err != nil {
-			fmt.Fprintf(w, "✗ config seeds: %s\n", errorText(err))
+			sayf(w, "✗ config seeds: %s\n", errorText(err))
 		}
 	}
-	fmt.Fprintf(w, "\nPack '%s': %d installed, %d failed.\n", p.Name, len(installed), failed)
+	sayf(w, "\nPack '%s': %d installed, %d failed.\n", p.Name, len(installed), failed)
 	if failed > 0 {
 		return app.SilentExit(app.ExitFail)
 	}
@@ -389,7 +392,7 @@ func applySeeds(ctx context.Context, f *app.Factory, p *pack.Pack, installed map
 	fmt.Fprintln(w, "\nConfig seeds:")
 	for _, id := range sortedMapKeys(p.Config) {
 		if !installed[id] {
-			fmt.Fprintf(w, "  %s: not applied (no plugin of that name was installed by this pack)\n", id)
+			sayf(w, "  %s: not applied (no plugin of that name was installed by this pack)\n", id)
 			continue
 		}
 		var lines []string
@@ -398,11 +401,11 @@ func applySeeds(ctx context.Context, f *app.Factory, p *pack.Pack, installed map
 			return seedInto(d, []string{"plugins", "entries", id}, p.Config[id], &lines)
 		})
 		if err != nil {
-			fmt.Fprintf(w, "  %s: not applied: %v\n", id, err)
+			sayf(w, "  %s: not applied: %v\n", id, err)
 			continue
 		}
 		for _, l := range lines {
-			fmt.Fprintf(w, "  %s\n", l)
+			sayf(w, "  %s\n", l)
 		}
 	}
 	return nil

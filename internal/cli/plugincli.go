@@ -65,12 +65,12 @@ func printPluginCommands(f *app.Factory, w io.Writer) {
 		fmt.Fprintln(w, "\nPlugin commands:")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range cmds {
-			fmt.Fprintf(tw, "  %s\t%s\t(plugin %s)\n", c.Name, c.Help, c.Plugin)
+			sayf(tw, "  %s\t%s\t(plugin %s)\n", c.Name, c.Help, c.Plugin)
 		}
 		tw.Flush()
 	}
 	if len(unknown) > 0 {
-		fmt.Fprintf(w, "\nCommands of %s are listed once they have loaded here (any command that loads plugins, e.g. hermes plugins show %s).\n",
+		sayf(w, "\nCommands of %s are listed once they have loaded here (any command that loads plugins, e.g. hermes plugins show %s).\n",
 			strings.Join(unknown, ", "), unknown[0])
 	}
 }

@@ -166,14 +166,15 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 		return nil
 	case opts.Plain:
 		for _, r := range rows {
-			fmt.Fprintf(out, "%-12s %-8s %-8s %s\n", r.Status, r.Source, r.Version, r.Name)
+			sayf(out, "%-12s %-8s %-8s %s\n", r.Status, r.Source, r.Version, r.Name)
 		}
 		return nil
 	}
 	t := &table{color: opts.Factory.Color()}
 	t.header("Name", "Status", "Version", "Description", "Source")
 	for _, r := range rows {
-		t.row(r.Name, t.status(string(r.Status)), r.Version, truncate(r.Description, 60), r.Source)
+		t.row(r.Name, string(r.Status), r.Version, truncate(r.Description, 60), r.Source)
+		t.paintLast(1, statusColour(string(r.Status)))
 	}
 	fmt.Fprintln(out, "Plugins")
 	t.write(out)
@@ -283,14 +284,14 @@ func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride
 		return err
 	}
 	if already {
-		fmt.Fprintf(f.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
+		sayf(f.IO.Out, "Plugin '%s' is already enabled.\n", p.Key)
 		// Capabilities a non-interactive install or update left off are granted here.
 		if declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities); len(declared) > 0 && p.Candidate.Source != "bundled" {
 			return runCapabilityConsent(ctx, f, m, p.Key, declared, "requests")
 		}
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
+	sayf(f.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
 	if p.Candidate.Source != "bundled" {
 		return afterEnableConsent(ctx, f, m, p, toolOverride)
 	}
@@ -345,10 +346,10 @@ func disablePlugin(ctx context.Context, f *app.Factory, name string) error {
 		return err
 	}
 	if already {
-		fmt.Fprintf(f.IO.Out, "Plugin '%s' is already disabled.\n", p.Key)
+		sayf(f.IO.Out, "Plugin '%s' is already disabled.\n", p.Key)
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
+	sayf(f.IO.Out, "⊘ Plugin %s disabled. Takes effect on next session.\n", p.Key)
 	return nil
 }
 
@@ -494,32 +495,33 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 	}
 	w := opts.IO.Out
 	if mf.Version != "" {
-		fmt.Fprintf(w, "%s v%s\n", mf.Name, mf.Version)
+		sayf(w, "%s v%s\n", mf.Name, mf.Version)
 	} else {
-		fmt.Fprintln(w, mf.Name)
+		sayf(w, "%s\n", mf.Name)
 	}
 	if mf.Description != "" {
-		fmt.Fprintf(w, "%s\n", mf.Description)
+		fmt.Fprintf(w, "%s\n", safeText(mf.Description))
 	}
-	fmt.Fprintf(w, "\nStatus:   %s\n", p.Status)
-	fmt.Fprintf(w, "Source:   %s\n", out.Source)
-	fmt.Fprintf(w, "Key:      %s\n", p.Key)
-	fmt.Fprintf(w, "Kind:     %s\n", mf.Kind)
-	fmt.Fprintf(w, "Runtime:  %s\n", p.Runtime)
+	sayf(w, "\nStatus:   %s\n", p.Status)
+	sayf(w, "Source:   %s\n", out.Source)
+	sayf(w, "Key:      %s\n", p.Key)
+	sayf(w, "Kind:     %s\n", mf.Kind)
+	sayf(w, "Runtime:  %s\n", p.Runtime)
 	if p.Decision.Starts() {
-		fmt.Fprintf(w, "State:    %s\n", stateLine(p, false)) // the error has its own line
+		sayf(w, "State:    %s\n", stateLine(p, false)) // the error has its own line
 	}
 	if out.Path != "" {
-		fmt.Fprintf(w, "Path:     %s\n", out.Path)
+		sayf(w, "Path:     %s\n", out.Path)
 	}
 	if len(mf.Emits) > 0 {
-		fmt.Fprintf(w, "Emits:    %s\n", strings.Join(mf.Emits, ", "))
+		sayf(w, "Emits:    %s\n", strings.Join(mf.Emits, ", "))
 	}
 	if len(mf.Listens) > 0 {
-		fmt.Fprintf(w, "Listens:  %s\n", strings.Join(mf.Listens, ", "))
+		sayf(w, "Listens:  %s\n", strings.Join(mf.Listens, ", "))
 	}
 	if errText != "" {
-		fmt.Fprintf(w, "Error:    %s\n", errText)
+		// Often a traceback: its lines stay lines.
+		fmt.Fprintf(w, "Error:    %s\n", safeText(errText))
 	}
 	if p.IsLoaded() && p.Decision.Deferred {
 		fmt.Fprintln(w, "\nDeferred: a platform plugin. Only its tools.py ran (register_tools), so its tools are available;")
@@ -535,12 +537,12 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 			switch {
 			case len(mf.ProvidesTools) == 0:
 			case p.ErrorText() != "":
-				fmt.Fprintf(w, "Its tools (%s) are not registered either: its tools.py failed (see Error).\n", strings.Join(mf.ProvidesTools, ", "))
+				sayf(w, "Its tools (%s) are not registered either: its tools.py failed (see Error).\n", strings.Join(mf.ProvidesTools, ", "))
 			default:
-				fmt.Fprintf(w, "Its tools (%s) are not registered either: it has no tools.py with register_tools(ctx).\n", strings.Join(mf.ProvidesTools, ", "))
+				sayf(w, "Its tools (%s) are not registered either: it has no tools.py with register_tools(ctx).\n", strings.Join(mf.ProvidesTools, ", "))
 			}
 		case p.Status != plugins.StatusEnabled:
-			fmt.Fprintf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
+			sayf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
 		}
 		if p.ErrorText() != "" {
 			return app.SilentExit(app.ExitFail)
@@ -554,7 +556,7 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 		sort.Strings(items)
 		fmt.Fprintf(w, "\n%s:\n", title)
 		for _, it := range items {
-			fmt.Fprintf(w, "  %s\n", it)
+			sayf(w, "  %s\n", it)
 		}
 	}
 	section("Tools", append([]string{}, out.Tools...))

@@ -75,7 +75,7 @@ func pluginsScanRun(ctx context.Context, opts *scanOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintln(opts.IO.Out, res.Report())
+		fmt.Fprintln(opts.IO.Out, safeText(res.Report())) // it quotes the files scanned
 	}
 	if res.Verdict != scan.VerdictSafe {
 		return app.SilentExit(app.ExitFail)

@@ -193,9 +193,9 @@ func printSession(w io.Writer, sess session.Session, msgs []session.Message, cal
 		head = append(head, "source "+sess.Source)
 	}
 	head = append(head, fmt.Sprintf("%d messages", sess.MessageCount))
-	fmt.Fprintln(w, strings.Join(head, " · "))
+	sayf(w, "%s\n", strings.Join(head, " · "))
 	if sess.Title != "" {
-		fmt.Fprintln(w, "Title: "+sess.Title)
+		sayf(w, "Title: %s\n", sess.Title)
 	}
 	when := "Started " + formatTime(sess.CreatedAt)
 	if sess.EndedAt != nil {
@@ -222,17 +222,18 @@ func printSession(w io.Writer, sess session.Session, msgs []session.Message, cal
 		if n := len([]rune(text)); n > maxShown {
 			text = string([]rune(text)[:maxShown]) + fmt.Sprintf("\n… (%d more characters; --json shows all)", n-maxShown)
 		}
+		// What the model and the tools said is shown escaped, line by line.
 		var lines []string
 		if text != "" {
-			lines = strings.Split(text, "\n")
+			lines = strings.Split(safeText(text), "\n")
 		}
 		for _, tc := range m.ToolCalls {
-			lines = append(lines, "→ "+tc.Function.Name+" "+truncate(tc.Function.Arguments, 200))
+			lines = append(lines, "→ "+safe(tc.Function.Name)+" "+safe(truncate(tc.Function.Arguments, 200)))
 		}
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
-		fmt.Fprintf(w, "[%s] %s\n", tag, lines[0])
+		fmt.Fprintf(w, "[%s] %s\n", safe(tag), lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintln(w, "  "+l)
 		}
@@ -348,6 +349,6 @@ func sessionsDeleteRun(ctx context.Context, opts *sessionsDeleteOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, map[string]any{"deleted": sess.ID, "messages": sess.MessageCount})
 	}
-	fmt.Fprintf(opts.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
+	sayf(opts.IO.Out, "Deleted session %s (%d messages).\n", sess.ID, sess.MessageCount)
 	return nil
 }

@@ -7,11 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// table renders aligned columns; colour only when the App allows it.
+// table renders aligned columns; colour only when the App allows it. Cells are
+// text from outside hermes, made safe as they are added; hermes' own colours
+// are applied when the table is written, after that.
 type table struct {
 	color bool
+	head  []string
 	rows  [][]string
-	raw   [][]string // cell text without escape codes, for width
+	codes map[[2]int]string // (row, column) → the colour it is painted
 }
 
 const (
@@ -22,74 +25,68 @@ const (
 	ansiYellow = "\x1b[33m"
 )
 
-func (t *table) paint(code, s string) string {
-	if !t.color || s == "" {
-		return s
-	}
-	return code + s + ansiReset
-}
-
-func (t *table) status(s string) string {
+// statusColour is the colour of a plugin state.
+func statusColour(s string) string {
 	switch s {
 	case "enabled":
-		return t.paint(ansiGreen, s)
+		return ansiGreen
 	case "disabled":
-		return t.paint(ansiRed, s)
-	default:
-		return t.paint(ansiYellow, s)
+		return ansiRed
 	}
+	return ansiYellow
 }
 
-func (t *table) header(cells ...string) {
-	painted := make([]string, len(cells))
-	for i, c := range cells {
-		painted[i] = t.paint(ansiBold, c)
-	}
-	t.rows = append(t.rows, painted)
-	t.raw = append(t.raw, cells)
-}
+func (t *table) header(cells ...string) { t.head = cells }
 
 func (t *table) row(cells ...string) {
-	raw := make([]string, len(cells))
+	r := make([]string, len(cells))
 	for i, c := range cells {
-		raw[i] = stripANSI(c)
+		r[i] = safe(c)
 	}
-	t.rows = append(t.rows, cells)
-	t.raw = append(t.raw, raw)
+	t.rows = append(t.rows, r)
 }
 
-func stripANSI(s string) string {
-	if strings.IndexByte(s, 0x1b) < 0 {
-		return s
+// paintLast paints column col of the last row added.
+func (t *table) paintLast(col int, code string) {
+	if t.codes == nil {
+		t.codes = map[[2]int]string{}
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			for i < len(s) && s[i] != 'm' {
-				i++
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	t.codes[[2]int{len(t.rows) - 1, col}] = code
 }
 
 func (t *table) write(w io.Writer) {
 	widths := map[int]int{}
-	for _, r := range t.raw {
+	all := t.rows
+	if t.head != nil {
+		all = append([][]string{t.head}, t.rows...)
+	}
+	for _, r := range all {
 		for i, c := range r {
 			if n := utf8.RuneCountInString(c); n > widths[i] {
 				widths[i] = n
 			}
 		}
 	}
-	for ri, r := range t.rows {
+	for ri, r := range all {
 		var line strings.Builder
 		for i, c := range r {
-			line.WriteString(c)
+			code := ""
+			switch {
+			case !t.color || c == "":
+			case t.head != nil && ri == 0:
+				code = ansiBold
+			case t.head != nil:
+				code = t.codes[[2]int{ri - 1, i}]
+			default:
+				code = t.codes[[2]int{ri, i}]
+			}
+			if code != "" {
+				line.WriteString(code + c + ansiReset)
+			} else {
+				line.WriteString(c)
+			}
 			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(t.raw[ri][i])+2))
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))

@@ -27,10 +27,20 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-func TestStripANSI(t *testing.T) {
-	for in, want := range map[string]string{"plain": "plain", "\x1b[1mbold\x1b[0m": "bold", "": ""} {
-		if got := stripANSI(in); got != want {
-			t.Errorf("stripANSI(%q) = %q, want %q", in, got, want)
-		}
+// A cell from outside hermes cannot carry an escape sequence into the table, nor
+// throw the columns out; hermes' own colours are painted after.
+func TestTableCellsAreSafe(t *testing.T) {
+	var b strings.Builder
+	tb := &table{color: true}
+	tb.header("Name", "Status")
+	tb.row("evil\x1b[2J\x1b]0;t\x07", "enabled")
+	tb.paintLast(1, statusColour("enabled"))
+	tb.row("ok", "x")
+	tb.write(&b)
+	want := "\x1b[1mName\x1b[0m                     \x1b[1mStatus\x1b[0m\n" +
+		`evil\x1b[2J\x1b]0;t\x07` + "  \x1b[32menabled\x1b[0m\n" +
+		"ok                       x\n"
+	if got := b.String(); got != want {
+		t.Errorf("table:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -156,8 +156,10 @@ func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 		if _, ok := h.Registry.Tools().Get(opts.Name); !ok {
 			return unknownTool(h, opts.Name)
 		}
-		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli"})
-		fmt.Fprintln(opts.IO.Out, out.Result)
+		// The user asked on the command line: an approval prompt says so.
+		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli", Origin: tools.Origin{Kind: tools.FromUser}})
+		// The result is what a plugin's tool returned: --json-like text, shown escaped.
+		fmt.Fprintln(opts.IO.Out, safeText(out.Result))
 		if ctx.Err() != nil {
 			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // Logger is hermes' own structured log over o: a warning (a hook that raised
@@ -43,7 +45,7 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 		h.o.Append("hermes", "debug", b.String())
 		h.o.mu.Lock()
 		defer h.o.mu.Unlock()
-		fmt.Fprintf(h.o.opts.Err, "debug: %s\n", b.String())
+		fmt.Fprintf(h.o.opts.Err, "debug: %s\n", termsafe.Text(b.String()))
 		return nil
 	}
 	h.o.Append("hermes", "warning", msg)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/clock"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // Plugin output lines shown on stderr are rate limited so a plugin that floods its
@@ -67,14 +68,16 @@ func New(opts Options) *Output {
 }
 
 // Warn shows a warning of hermes' own on stderr ("warning: msg"). A message
-// starting "debug:" is dropped.
+// starting "debug:" is dropped. The message often quotes a plugin's or an
+// index's names, so it is made terminal-safe (newlines kept: some warnings are
+// several lines).
 func (o *Output) Warn(msg string) {
 	if strings.HasPrefix(msg, "debug:") {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fmt.Fprintf(o.opts.Err, "warning: %s\n", msg)
+	fmt.Fprintf(o.opts.Err, "warning: %s\n", termsafe.Text(msg))
 }
 
 // PluginLine receives a plugin's stdout/stderr line ("stdout"/"stderr") or log
@@ -95,7 +98,7 @@ func (o *Output) PluginLine(pluginID, stream, line string) {
 	now := o.opts.Now()
 	if w == nil || now.Sub(w.start) >= time.Second {
 		if w != nil && w.suppressed > 0 {
-			fmt.Fprintf(o.opts.Err, "[%s] (%d more lines not shown; see %s)\n", pluginID, w.suppressed, o.pathForUser())
+			fmt.Fprintf(o.opts.Err, "[%s] (%d more lines not shown; see %s)\n", termsafe.Line(pluginID), w.suppressed, o.pathForUser())
 		}
 		w = &rateWindow{start: now}
 		o.windows[pluginID] = w
@@ -105,10 +108,13 @@ func (o *Output) PluginLine(pluginID, stream, line string) {
 		return
 	}
 	w.shown++
-	tag := "[" + pluginID + "]"
-	text := TerminalSafe(line)
+	// The line cannot move the cursor or rewrite what the terminal shows (a
+	// carriage return and "erase line" could hide the tag and pass the text off
+	// as hermes' own); its colours stay, closed at the line's end.
+	tag := "[" + termsafe.Line(pluginID) + "]"
+	text := termsafe.Colour(line)
 	if level != "" {
-		text = strings.ToUpper(level) + ": " + line
+		text = strings.ToUpper(termsafe.Line(level)) + ": " + text
 	}
 	if strings.HasPrefix(text, tag) {
 		// Plugins conventionally prefix their own lines with [name]; don't say it twice.
@@ -125,7 +131,7 @@ func (o *Output) FlushSuppressed() {
 	defer o.mu.Unlock()
 	for id, w := range o.windows {
 		if w.suppressed > 0 {
-			fmt.Fprintf(o.opts.Err, "[%s] (%d more lines not shown; see %s)\n", id, w.suppressed, o.pathForUser())
+			fmt.Fprintf(o.opts.Err, "[%s] (%d more lines not shown; see %s)\n", termsafe.Line(id), w.suppressed, o.pathForUser())
 			w.suppressed = 0
 		}
 	}

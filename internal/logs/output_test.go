@@ -69,18 +69,34 @@ func TestPluginLogRotatesDuringARun(t *testing.T) {
 	}
 }
 
-func TestTerminalSafe(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text\twith a tab", "plain text\twith a tab"},
-		{"\r\x1b[2Kwarning: forged", "^M^[[2Kwarning: forged"},
-		{"bell\a nul\x00 del\x7f", "bell^G nul^@ del^?"},
-		{"\x1b[1;31mred\x1b[0m ok", "\x1b[1;31mred\x1b[0m ok\x1b[0m"},
-		{"\x1b]0;title\a", "^[]0;title^G"},
-		{"trailing esc \x1b", "trailing esc ^["},
+// What reaches the terminal's stderr cannot move the cursor or rewrite what it
+// shows: plugin lines (colour kept, closed with a reset), ctx log records, the
+// plugin's tag, and hermes' warnings quoting hostile names.
+func TestTerminalLinesAreSafe(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(o *Output)
+		want  string
+	}{
+		{"plain line", func(o *Output) { o.PluginLine("p", "stdout", "plain text\twith a tab") }, "[p] plain text\twith a tab\n"},
+		{"forged hermes line", func(o *Output) { o.PluginLine("p", "stdout", "\r\x1b[2Kwarning: forged") },
+			"[p] \\r\\x1b[2Kwarning: forged\n"},
+		{"colour kept and closed", func(o *Output) { o.PluginLine("p", "stderr", "\x1b[1;31mred") }, "[p] \x1b[1;31mred\x1b[0m\n"},
+		{"window title", func(o *Output) { o.PluginLine("p", "stdout", "\x1b]0;title\a") }, "[p] \\x1b]0;title\\x07\n"},
+		{"log record", func(o *Output) { o.PluginLine("p", "log:warning", "\x1b[2Jgone\u202e") }, "[p] WARNING: \\x1b[2Jgone\\u202e\n"},
+		{"hostile plugin id", func(o *Output) { o.PluginLine("p\x1b[2K\r", "stdout", "x") }, "[p\\x1b[2K\\r] x\n"},
+		{"warning quoting a name", func(o *Output) { o.Warn("plugin 'x\x1b[1A\x1b[2K' failed\nsecond line") },
+			"warning: plugin 'x\\x1b[1A\\x1b[2K' failed\nsecond line\n"},
+		{"slog warning", func(o *Output) { o.Logger().Warn("hook of \u009b2J raised") }, "warning: hook of \\u009b2J raised\n"},
 	}
 	for _, tt := range tests {
-		if got := TerminalSafe(tt.in); got != tt.want {
-			t.Errorf("TerminalSafe(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			o := New(Options{Err: &errOut})
+			tt.write(o)
+			if got := errOut.String(); got != tt.want {
+				t.Errorf("stderr %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -89,7 +89,7 @@ func (h Hooked) approve(ctx context.Context, c Call, d hooks.Directive) string {
 	if rule == "" {
 		rule = c.Name
 	}
-	choice, err := h.Approver.Approve(ctx, ApprovalRequest{ToolName: c.Name, Args: c.Args, Message: d.Message, RuleKey: rule, ToolCallID: c.ToolCallID, TurnID: c.TurnID})
+	choice, err := h.Approver.Approve(ctx, ApprovalRequest{ToolName: c.Name, Args: c.Args, Message: d.Message, RuleKey: rule, ToolCallID: c.ToolCallID, TurnID: c.TurnID, Origin: c.Origin})
 	if err != nil {
 		return "BLOCKED: plugin approval gate failed for " + c.Name
 	}

@@ -260,3 +260,47 @@ func TestIdleHooksAddNoAllocations(t *testing.T) {
 		t.Errorf("with an idle dispatcher a call allocates %v times, without %v", got, want)
 	}
 }
+
+// Who asked for a call reaches the approval request and, through ctx, the tool's
+// handler (the terminal's own approval); a call never inherits the origin of the
+// call it runs under.
+func TestOriginTravels(t *testing.T) {
+	plugin := Origin{Kind: FromPlugin, Plugin: "p"}
+	for _, tt := range []struct {
+		name   string
+		outer  Origin // the origin of the call this one runs under
+		origin Origin
+	}{
+		{"the model", Origin{}, Origin{}},
+		{"the user", Origin{}, Origin{Kind: FromUser}},
+		{"a plugin", Origin{}, plugin},
+		{"the model, under a plugin's call", plugin, Origin{}},
+		{"a plugin, under the model's call", Origin{}, plugin},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var inHandler Origin
+			tool := echoTool("echo", "t", "p")
+			tool.Handler = func(ctx context.Context, _, _ map[string]any) (string, error) {
+				inHandler = OriginOf(ctx)
+				return "{}", nil
+			}
+			r := NewRegistry()
+			if err := r.Register(tool, false); err != nil {
+				t.Fatal(err)
+			}
+			var asked ApprovalRequest
+			appr := approverFunc(func(_ context.Context, req ApprovalRequest) (ApprovalChoice, error) {
+				asked = req
+				return ChoiceOnce, nil
+			})
+			p := &Pipeline{Registry: r, Approver: appr, Hooks: hookedDispatcher(&events{}, map[string]any{"action": "approve"}, nil, nil)}
+			ctx := WithOrigin(context.Background(), tt.outer)
+			if out := p.Run(ctx, Call{Name: "echo", Args: map[string]any{"name": "x"}, Origin: tt.origin}); out.Status != StatusOK {
+				t.Fatalf("outcome %+v", out)
+			}
+			if inHandler != tt.origin || asked.Origin != tt.origin {
+				t.Errorf("the handler saw %+v, the approver %+v; want %+v", inHandler, asked.Origin, tt.origin)
+			}
+		})
+	}
+}

@@ -29,6 +29,52 @@ type ApprovalRequest struct {
 	RuleKey    string
 	ToolCallID string
 	TurnID     string
+	Origin     Origin // who asked for the call
+}
+
+// OriginKind says who asked for a tool call.
+type OriginKind uint8
+
+const (
+	FromModel  OriginKind = iota // the model, in a turn (the zero value)
+	FromUser                     // the user, on the command line (hermes tools call)
+	FromPlugin                   // a plugin, through ctx.dispatch_tool
+)
+
+// Origin is who asked for a tool call, for the approval prompt: a plugin's
+// request is shown as the plugin's and is never offered "always".
+type Origin struct {
+	Kind   OriginKind
+	Plugin string // the plugin's key, for FromPlugin
+}
+
+// ByPlugin reports whether a plugin asked for the call.
+func (o Origin) ByPlugin() bool { return o.Kind == FromPlugin }
+
+// String says who asked, for a prompt ("the model", "plugin `x` through
+// ctx.dispatch_tool"). The plugin's key is as it came: sanitise before printing.
+func (o Origin) String() string {
+	switch o.Kind {
+	case FromUser:
+		return "you (hermes tools call)"
+	case FromPlugin:
+		return "plugin `" + o.Plugin + "` through ctx.dispatch_tool"
+	}
+	return "the model"
+}
+
+type originKey struct{}
+
+// WithOrigin returns ctx carrying o, the origin of the tool call running under
+// it: how a tool handler (the terminal's approval) learns who asked.
+func WithOrigin(ctx context.Context, o Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+// OriginOf is the origin WithOrigin put on ctx (the model when none).
+func OriginOf(ctx context.Context) Origin {
+	o, _ := ctx.Value(originKey{}).(Origin)
+	return o
 }
 
 // ApprovalChoice is a human's answer to an approval request, as upstream names it.
@@ -60,6 +106,7 @@ type Call struct {
 	SessionID  string
 	ToolCallID string
 	TurnID     string
+	Origin     Origin // who asked: the model (zero), the user, a plugin
 
 	// Set when the core has prepared the call (see preparer).
 	tool  *Tool
@@ -193,6 +240,11 @@ func (p *core) execute(ctx context.Context, c Call) Outcome {
 	if err := tool.ValidateArgs(args); err != nil {
 		msg := fmt.Sprintf("Invalid arguments for %s: %v", c.Name, err)
 		return Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "invalid_arguments", ErrorMessage: msg, Args: args}
+	}
+	if c.Origin != OriginOf(ctx) {
+		// Set whenever it differs, so a call never inherits the origin of the
+		// call it runs under (a plugin's tool that the model called).
+		ctx = WithOrigin(ctx, c.Origin)
 	}
 	kwargs := map[string]any{"task_id": c.TaskID}
 	if c.SessionID != "" {

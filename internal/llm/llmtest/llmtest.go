@@ -133,7 +133,13 @@ func ReadScript(path string) ([]Reply, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake llm script: %w", err)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	// Decoded, then encoded as JSON: the YAML library's own YAMLToJSON writes
+	// control characters in strings as \x escapes, which JSON does not have.
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("fake llm script %s: %w", path, err)
+	}
+	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("fake llm script %s: %w", path, err)
 	}

@@ -24,12 +24,15 @@ func dispatchDepth(ctx context.Context) int {
 }
 
 func dispatchTool(ctx context.Context, s *Session, dp protocol.DispatchToolParams) (any, error) {
-	return s.h.DispatchTool(WithDispatchDepth(ctx, dp.Depth), dp.ToolName, dp.Args, dp.Kwargs), nil
+	return s.dispatchTool(WithDispatchDepth(ctx, dp.Depth), dp.ToolName, dp.Args, dp.Kwargs), nil
 }
 
-// DispatchTool runs a tool through the whole pipeline (hooks, approval, validation)
-// on behalf of a plugin, returning the result string the model would see.
-func (h *Host) DispatchTool(ctx context.Context, name string, args, kwargs map[string]any) string {
+// dispatchTool runs a tool through the whole pipeline (hooks, approval, validation)
+// on behalf of the session's plugin, returning the result string the model would
+// see. The call's origin is that plugin, whatever the call it runs under: an
+// approval prompt names it and does not offer "always".
+func (s *Session) dispatchTool(ctx context.Context, name string, args, kwargs map[string]any) string {
+	h := s.h
 	depth := dispatchDepth(ctx) + 1
 	if depth > protocol.MaxDispatchDepth {
 		return tools.ErrorResult(fmt.Sprintf("ctx.dispatch_tool(%q) refused: tool calls are nested %d deep through dispatch_tool (the most is %d); is a tool dispatching itself?",
@@ -39,7 +42,7 @@ func (h *Host) DispatchTool(ctx context.Context, name string, args, kwargs map[s
 		return tools.ErrorResult("ctx.dispatch_tool is not available here: this host runs no tool pipeline", nil)
 	}
 	ctx = context.WithValue(ctx, dispatchDepthKey{}, depth)
-	c := tools.Call{Name: name, Args: args}
+	c := tools.Call{Name: name, Args: args, Origin: tools.Origin{Kind: tools.FromPlugin, Plugin: s.p.ID()}}
 	if v, ok := kwargs["task_id"].(string); ok {
 		c.TaskID = v
 	}

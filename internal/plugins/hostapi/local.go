@@ -132,7 +132,7 @@ func (c *localContext) HasPlugin(id string) bool {
 func (c *localContext) HasCapability(id string) bool { return c.s.HasCapability(id) }
 
 func (c *localContext) DispatchTool(ctx context.Context, name string, args map[string]any) (string, error) {
-	return c.s.h.DispatchTool(ctx, name, args, nil), nil
+	return c.s.dispatchTool(ctx, name, args, nil), nil
 }
 
 func (c *localContext) Emit(event string, payload map[string]any) (int, error) {

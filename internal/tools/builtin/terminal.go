@@ -99,14 +99,15 @@ func (t *toolbox) gate(ctx context.Context, command string, kwargs map[string]an
 	}
 	callID, _ := kwargs["tool_call_id"].(string)
 	turnID, _ := kwargs["turn_id"].(string)
+	origin := tools.OriginOf(ctx)
 	var choice approval.Choice
 	var err error
 	if ca, ok := t.opts.Approver.(approval.CommandApprover); ok {
-		choice, err = ca.ApproveCommand(ctx, approval.CommandRequest{Command: command, Findings: d.Findings, ToolCallID: callID, TurnID: turnID})
+		choice, err = ca.ApproveCommand(ctx, approval.CommandRequest{Command: command, Findings: d.Findings, ToolCallID: callID, TurnID: turnID, Origin: origin})
 	} else {
 		choice, err = t.opts.Approver.Approve(ctx, tools.ApprovalRequest{
 			ToolName: Terminal, Args: map[string]any{"command": command}, Message: desc,
-			RuleKey: d.PatternKeys()[0], ToolCallID: callID, TurnID: turnID,
+			RuleKey: d.PatternKeys()[0], ToolCallID: callID, TurnID: turnID, Origin: origin,
 		})
 	}
 	if err != nil && ctx.Err() != nil {
