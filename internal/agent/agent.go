@@ -65,15 +65,14 @@ type Options struct {
 	Model    string
 	Provider string
 	BaseURL  string
-	// Pipeline runs tool calls (registry, pre/post hooks, approval).
+	// Pipeline runs tool calls (registry, pre/post hooks, approval); the model is
+	// offered the tools its tool set (Pipeline.Enabled) allows.
 	Pipeline *tools.Pipeline
-	Hooks    Hooks // may be nil
-	// ToolEnabled filters the registry by toolset; nil enables every tool.
-	ToolEnabled func(t *tools.Tool) bool
-	Platform    string // "cli"
-	Recorder    Recorder
-	Output      Output
-	Stream      bool
+	Hooks    Hooks  // may be nil
+	Platform string // "cli"
+	Recorder Recorder
+	Output   Output
+	Stream   bool
 	// SystemPrompt is the base system prompt; SystemSections renders the plugin
 	// sections (§11.2) once per new session.
 	SystemPrompt   string
@@ -370,7 +369,7 @@ func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
 	}
 	var specs []llm.ToolSpec
 	for _, t := range reg.List() {
-		if a.o.ToolEnabled != nil && !a.o.ToolEnabled(t) {
+		if !a.o.Pipeline.Allows(t) {
 			continue
 		}
 		if t.Check != nil && !t.Check(ctx) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/agent"
@@ -92,10 +91,14 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, Failf("Error: %v", err)
 	}
 
+	restoreTools, err := h.chooseToolsets(o.Toolsets, cfg["toolsets"])
+	if err != nil {
+		return nil, err
+	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
-		Pipeline: h.Pipeline(), Hooks: c.hooks, ToolEnabled: toolsetFilter(o.Toolsets, cfg["toolsets"]), Platform: "cli",
+		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
 		Output: o.Output, Stream: !o.NoStream,
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: h.Registry.RenderSystemPromptSections,
@@ -106,12 +109,14 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)
 	if err != nil {
+		restoreTools()
 		return nil, Failf("Error: %v", err)
 	}
 	ag.SetClient(client)
 	c.ag = ag
 
-	c.endChat = h.Chat(client, lcfg, o.Inject)
+	endAgent := h.Chat(client, lcfg, o.Inject)
+	c.endChat = func() { endAgent(); restoreTools() }
 	if err := c.open(ctx, o.Resume); err != nil {
 		c.endChat()
 		return nil, err
@@ -254,28 +259,4 @@ func intSetting(cfg map[string]any, path []string, def int) int {
 		return n
 	}
 	return def
-}
-
-// toolsetFilter turns --toolsets or config `toolsets:` into a tool filter; "all"
-// (or nothing) enables every tool. A flag given, even empty of names, wins
-// over the config.
-func toolsetFilter(flag string, fromConfig any) func(*tools.Tool) bool {
-	var names []string
-	if flag != "" {
-		for _, n := range strings.Split(flag, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-	} else if list, ok := fromConfig.([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				names = append(names, s)
-			}
-		}
-	}
-	if len(names) == 0 || slices.Contains(names, "all") {
-		return nil
-	}
-	return func(t *tools.Tool) bool { return slices.Contains(names, t.Toolset) }
 }
