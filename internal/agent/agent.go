@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,11 +155,6 @@ func (a *Agent) NewSession(ctx context.Context, id string) *Session {
 		a.record(ctx, s, m)
 	}
 	return s
-}
-
-// ResumeSession continues a stored conversation exactly where it stopped.
-func (a *Agent) ResumeSession(id string, history []llm.Message) *Session {
-	return &Session{ID: id, Messages: slices.Clone(history), Resumed: true}
 }
 
 func (a *Agent) systemPrompt(ctx context.Context, sessionID string) string {

@@ -137,7 +137,8 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 			_ = store.Close()
 			return Failf("Error: %v (list sessions with: hermes sessions list)", err)
 		}
-		c.sess = c.ag.ResumeSession(id, history)
+		c.ag.SetRecorder(store)
+		c.sess = c.ag.ResumeSession(ctx, id, history)
 	} else {
 		id, err := store.Create(ctx, c.model, "cli")
 		if err != nil {
@@ -148,7 +149,6 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 		c.sess = c.ag.NewSession(ctx, id)
 	}
 	c.store = store
-	c.ag.SetRecorder(store)
 	c.setSessionKey()
 	return nil
 }
