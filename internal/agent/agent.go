@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,6 +184,20 @@ type Turn struct {
 	APICalls    int
 	// Streamed is true when the final answer reached the Output as a stream.
 	Streamed bool
+
+	userAt  int    // the index of this turn's user message in the session
+	context string // what pre_llm_call added to it, for this turn's requests only
+}
+
+// requestMessages is the history as this turn sends it: the session's messages
+// with the pre_llm_call context appended to the turn's user message.
+func (t *Turn) requestMessages(history []llm.Message) []llm.Message {
+	if t.context == "" || t.userAt >= len(history) {
+		return history
+	}
+	out := slices.Clone(history)
+	out[t.userAt].Content += "\n\n" + t.context
+	return out
 }
 
 // ErrInterrupted is returned when the caller cancelled the turn.
@@ -201,8 +216,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 		a.fire(ctx, hooks.HookOnSessionStart, map[string]any{"session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform})
 	}
 
-	// pre_llm_call: plugin context goes into the user message, never the system prompt.
-	userMsg := userText
+	// pre_llm_call: plugin context goes into the user message, never the system
+	// prompt, and only into the copy this turn sends (upstream: it is ephemeral):
+	// stored, it would be sent again every later turn, piling up, and show in
+	// session titles and search.
 	if a.has(hooks.HookPreLLMCall) {
 		res := a.fire(ctx, hooks.HookPreLLMCall, map[string]any{
 			"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
@@ -211,11 +228,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 		})
 		extra := hooks.LLMContext(res)
 		a.spill(s.ID, &extra)
-		if txt := extra.Text(); txt != "" {
-			userMsg = userText + "\n\n" + txt
-		}
+		t.context = extra.Text()
 	}
-	a.add(ctx, s, t, llm.Message{Role: "user", Content: userMsg})
+	t.userAt = len(s.Messages)
+	a.add(ctx, s, t, llm.Message{Role: "user", Content: userText})
 
 	final, err := a.loop(ctx, s, t, userText)
 	completed := err == nil

@@ -18,11 +18,11 @@ import (
 func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, specs []llm.ToolSpec, iter int) (*llm.Response, error) {
 	t.APICalls++
 	reqID := newID()
-	req := llm.Request{Model: a.o.Model, Messages: s.Messages, Tools: specs, MaxTokens: a.o.MaxTokens,
+	req := llm.Request{Model: a.o.Model, Messages: t.requestMessages(s.Messages), Tools: specs, MaxTokens: a.o.MaxTokens,
 		Temperature: a.o.Temperature, Stream: a.o.Stream}
 	started := a.o.Now()
 	chars := 0
-	for _, m := range s.Messages {
+	for _, m := range req.Messages {
 		chars += len(m.Content)
 		for _, c := range m.ToolCalls {
 			chars += len(c.Function.Arguments)
