@@ -187,6 +187,7 @@ type Turn struct {
 
 	userAt  int    // the index of this turn's user message in the session
 	context string // what pre_llm_call added to it, for this turn's requests only
+	partial string // the text streamed by a model call that then failed
 }
 
 // requestMessages is the history as this turn sends it: the session's messages
@@ -264,6 +265,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		}
 		resp, err := a.call(ctx, s, t, userText, specs, iter)
 		if err != nil {
+			a.keepPartial(ctx, s, t)
 			if ctx.Err() != nil {
 				return "", ErrInterrupted
 			}
@@ -272,14 +274,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		msg := resp.Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
-			text := msg.Content
-			if a.has(hooks.HookTransformLLMOutput) {
-				if r, ok := hooks.FirstString(a.fire(ctx, hooks.HookTransformLLMOutput, map[string]any{
-					"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
-				}), true); ok {
-					text = r
-				}
-			}
+			text := a.transformOutput(ctx, s, msg.Content)
 			msg.Content = text
 			a.add(ctx, s, t, msg)
 			a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
@@ -301,6 +296,40 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		}
 	}
 	return "", fmt.Errorf("stopped after %d model calls in one turn without a final answer (raise agent.max_turns if this is expected)", a.o.MaxIterations)
+}
+
+// interruptedMark ends an answer that stopped before the model finished it
+// (Ctrl-C, a stream that broke), as stored and sent back to the model.
+const interruptedMark = "[interrupted: this answer was cut off before it was finished]"
+
+// keepPartial stores what the model had streamed before its call failed as the
+// assistant's answer, marked interrupted: the user saw it, and without it the
+// history would end in two user messages in a row. It goes through
+// transform_llm_output like a finished answer, so a redacting plugin sees it
+// before it is stored.
+func (a *Agent) keepPartial(ctx context.Context, s *Session, t *Turn) {
+	text := t.partial
+	t.partial = ""
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	text = a.transformOutput(ctx, s, text)
+	a.add(ctx, s, t, llm.Message{Role: "assistant", Content: strings.TrimRight(text, "\n") + "\n\n" + interruptedMark})
+}
+
+// transformOutput runs transform_llm_output over an answer: the first non-empty
+// string a plugin returns replaces it.
+func (a *Agent) transformOutput(ctx context.Context, s *Session, text string) string {
+	if !a.has(hooks.HookTransformLLMOutput) {
+		return text
+	}
+	if r, ok := hooks.FirstString(a.fire(ctx, hooks.HookTransformLLMOutput, map[string]any{
+		"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
+	}), true); ok {
+		return r
+	}
+	return text
 }
 
 // runTool runs one tool call the model asked for and appends its result.

@@ -95,6 +95,9 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	ended := a.o.Now()
 	stream.end(resp, err)
 	t.Streamed = stream.started
+	if err != nil {
+		t.partial = stream.text.String()
+	}
 
 	a.cur.Store(nil)
 	if err != nil {

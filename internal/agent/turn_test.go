@@ -2,9 +2,12 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/hooks"
@@ -14,7 +17,7 @@ import (
 )
 
 // hookAgent is newAgent with a real dispatcher whose callbacks are given.
-func hookAgent(t *testing.T, srv *llmtest.Server, rec agent.Recorder, stream bool, cbs map[hooks.Name]func(map[string]any) any) *agent.Agent {
+func hookAgent(t *testing.T, srv *llmtest.Server, rec agent.Recorder, out agent.Output, cfg llm.Config, cbs map[hooks.Name]func(map[string]any) any) *agent.Agent {
 	t.Helper()
 	d := hooks.New(hooks.Options{Logger: slog.New(slog.DiscardHandler)})
 	for name, fn := range cbs {
@@ -24,12 +27,16 @@ func hookAgent(t *testing.T, srv *llmtest.Server, rec agent.Recorder, stream boo
 	if err := reg.Register(echoTool("echo", func(context.Context, map[string]any) (string, error) { return "echoed", nil }), false); err != nil {
 		t.Fatal(err)
 	}
-	client, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", MaxRetries: -1})
+	cfg.BaseURL, cfg.Model = srv.URL, "fake"
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = -1
+	}
+	client, err := llm.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return agent.New(agent.Options{Client: client, Model: "fake", Pipeline: &tools.Pipeline{Registry: reg, Hooks: d}, Hooks: d,
-		Recorder: rec, SystemPrompt: "sys", Stream: stream})
+		Recorder: rec, SystemPrompt: "sys", Output: out, Stream: out != nil})
 }
 
 // pre_llm_call context reaches the model with the turn's user message, in every
@@ -40,7 +47,7 @@ func TestPreLLMCallContextIsEphemeral(t *testing.T) {
 	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("echo", map[string]any{"text": "x"})), llmtest.Text("one"), llmtest.Text("two"))
 	rec := &memRecorder{}
 	n := 0
-	ag := hookAgent(t, srv, rec, false, map[hooks.Name]func(map[string]any) any{
+	ag := hookAgent(t, srv, rec, nil, llm.Config{}, map[hooks.Name]func(map[string]any) any{
 		hooks.HookPreLLMCall: func(map[string]any) any { n++; return fmt.Sprintf("CTX-%d", n) },
 	})
 	s := ag.NewSession(context.Background(), "s")
@@ -73,5 +80,69 @@ func TestPreLLMCallContextIsEphemeral(t *testing.T) {
 	}
 	if got := users(s.Messages); fmt.Sprint(got) != fmt.Sprint([]string{"go", "again"}) {
 		t.Errorf("the session's user messages %q, want them as typed", got)
+	}
+}
+
+// funcOutput is an Output that hands every streamed piece to fn.
+type funcOutput func(s string)
+
+func (f funcOutput) Text(s string)   { f(s) }
+func (funcOutput) Progress(string) {}
+
+// The text a model streamed before its turn was cut short (Ctrl-C, a stream that
+// broke) is kept as the assistant's answer, marked interrupted and passed through
+// transform_llm_output, and the model gets it back next turn: the history never
+// ends in two user messages in a row.
+func TestPartialAnswerIsKept(t *testing.T) {
+	redact := func(p map[string]any) any { return strings.ReplaceAll(p["response_text"].(string), "secret", "[redacted]") }
+	tests := []struct {
+		name      string
+		reply     llmtest.Reply
+		interrupt bool // Ctrl-C after the first piece; else the stream stalls and times out
+		wantErr   error
+	}{
+		{"interrupted by the user", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, true, agent.ErrInterrupted},
+		{"the stream broke", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(tt.reply, llmtest.Text("next"))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var shown strings.Builder
+			out := funcOutput(func(s string) {
+				shown.WriteString(s)
+				if tt.interrupt && strings.Contains(shown.String(), "plan") {
+					cancel()
+				}
+			})
+			rec := &memRecorder{}
+			ag := hookAgent(t, srv, rec, out, llm.Config{IdleTimeout: 200 * time.Millisecond},
+				map[hooks.Name]func(map[string]any) any{hooks.HookTransformLLMOutput: redact})
+			s := ag.NewSession(context.Background(), "s")
+			turn, err := ag.Run(ctx, s, "tell me")
+			if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+				t.Fatalf("err %v, want %v", err, tt.wantErr)
+			}
+			if got := roles(turn.Added); got != "user,assistant" {
+				t.Fatalf("the turn added %s, want user,assistant", got)
+			}
+			kept := turn.Added[1].Content
+			if !strings.HasPrefix(kept, "the [redacted] plan") || strings.Contains(kept, "secret") ||
+				!strings.HasSuffix(kept, "[interrupted: this answer was cut off before it was finished]") {
+				t.Errorf("kept %q: want the streamed text, transformed, marked interrupted", kept)
+			}
+			if last := rec.msgs[len(rec.msgs)-1]; last.Content != kept {
+				t.Errorf("stored %q, want %q", last.Content, kept)
+			}
+			if _, err := ag.Run(context.Background(), s, "go on"); err != nil {
+				t.Fatal(err)
+			}
+			sent := srv.LastRequest(t).Messages
+			if got := roles(sent); got != "system,user,assistant,user" || sent[2].Content != kept {
+				t.Errorf("the next turn sent %s with %q, want the partial answer between the two user messages", got, sent[2].Content)
+			}
+		})
 	}
 }
