@@ -94,7 +94,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	}
 	ended := a.o.Now()
 	stream.end(resp, err)
-	t.Streamed = stream.started
+	t.Streamed = stream.started && !stream.buffer
 	if err != nil {
 		t.partial = stream.text.String()
 	}
@@ -140,13 +140,17 @@ type streamObserver struct {
 	ctx     context.Context
 	common  map[string]any
 	started bool
-	text    strings.Builder
-	queue   chan string
-	done    chan struct{}
+	// buffer keeps the text off the screen: a transform_llm_output plugin (a
+	// redactor) must see the answer before the user does, so it is shown whole,
+	// transformed, when it is done, as without streaming.
+	buffer bool
+	text   strings.Builder
+	queue  chan string
+	done   chan struct{}
 }
 
 func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter int) *streamObserver {
-	return &streamObserver{a: a, ctx: context.WithoutCancel(ctx), common: map[string]any{
+	return &streamObserver{a: a, ctx: context.WithoutCancel(ctx), buffer: a.has(hooks.HookTransformLLMOutput), common: map[string]any{
 		"turn_id": t.ID, "iteration": iter, "session_id": s.ID, "model": a.o.Model, "provider": a.o.Provider, "surface": a.o.Platform,
 	}}
 }
@@ -167,7 +171,7 @@ func (o *streamObserver) delta(d llm.Delta) {
 		}
 	}
 	o.text.WriteString(d.Content)
-	if o.a.o.Output != nil {
+	if o.a.o.Output != nil && !o.buffer {
 		o.a.o.Output.Text(d.Content)
 	}
 	if o.queue != nil {
@@ -203,7 +207,7 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 		close(o.queue)
 		<-o.done
 	}
-	if o.a.o.Output != nil {
+	if o.a.o.Output != nil && !o.buffer {
 		o.a.o.Output.Text("\n")
 	}
 	if o.a.has(hooks.HookOnStreamEnd) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,7 +87,7 @@ func TestPreLLMCallContextIsEphemeral(t *testing.T) {
 // funcOutput is an Output that hands every streamed piece to fn.
 type funcOutput func(s string)
 
-func (f funcOutput) Text(s string)   { f(s) }
+func (f funcOutput) Text(s string) { f(s) }
 func (funcOutput) Progress(string) {}
 
 // The text a model streamed before its turn was cut short (Ctrl-C, a stream that
@@ -94,15 +95,18 @@ func (funcOutput) Progress(string) {}
 // transform_llm_output, and the model gets it back next turn: the history never
 // ends in two user messages in a row.
 func TestPartialAnswerIsKept(t *testing.T) {
-	redact := func(p map[string]any) any { return strings.ReplaceAll(p["response_text"].(string), "secret", "[redacted]") }
+	redact := func(p map[string]any) any {
+		return strings.ReplaceAll(p["response_text"].(string), "secret", "[redacted]")
+	}
 	tests := []struct {
 		name      string
 		reply     llmtest.Reply
-		interrupt bool // Ctrl-C after the first piece; else the stream stalls and times out
+		interrupt bool          // Ctrl-C once "plan" streamed; else the stream stalls until idle
+		idle      time.Duration // model.stream_idle_timeout
 		wantErr   error
 	}{
-		{"interrupted by the user", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, true, agent.ErrInterrupted},
-		{"the stream broke", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, false, nil},
+		{"interrupted by the user", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, true, time.Minute, agent.ErrInterrupted},
+		{"the stream broke", llmtest.Reply{Content: "the secret plan is long", ChunkSize: 4, StallAfter: 6}, false, 200 * time.Millisecond, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,16 +114,22 @@ func TestPartialAnswerIsKept(t *testing.T) {
 			srv.Enqueue(tt.reply, llmtest.Text("next"))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var shown strings.Builder
-			out := funcOutput(func(s string) {
-				shown.WriteString(s)
-				if tt.interrupt && strings.Contains(shown.String(), "plan") {
-					cancel()
-				}
-			})
+			var mu sync.Mutex
+			var shown, streamed strings.Builder
+			out := funcOutput(func(s string) { mu.Lock(); shown.WriteString(s); mu.Unlock() })
 			rec := &memRecorder{}
-			ag := hookAgent(t, srv, rec, out, llm.Config{IdleTimeout: 200 * time.Millisecond},
-				map[hooks.Name]func(map[string]any) any{hooks.HookTransformLLMOutput: redact})
+			ag := hookAgent(t, srv, rec, out, llm.Config{IdleTimeout: tt.idle},
+				map[hooks.Name]func(map[string]any) any{
+					hooks.HookTransformLLMOutput: redact,
+					hooks.HookOnStreamDelta: func(p map[string]any) any {
+						mu.Lock()
+						defer mu.Unlock()
+						if streamed.WriteString(p["delta"].(string)); tt.interrupt && strings.Contains(streamed.String(), "plan") {
+							cancel()
+						}
+						return nil
+					},
+				})
 			s := ag.NewSession(context.Background(), "s")
 			turn, err := ag.Run(ctx, s, "tell me")
 			if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
@@ -133,6 +143,11 @@ func TestPartialAnswerIsKept(t *testing.T) {
 				!strings.HasSuffix(kept, "[interrupted: this answer was cut off before it was finished]") {
 				t.Errorf("kept %q: want the streamed text, transformed, marked interrupted", kept)
 			}
+			mu.Lock()
+			if strings.Contains(shown.String(), "secret") {
+				t.Errorf("the screen showed %q before transform_llm_output saw it", shown.String())
+			}
+			mu.Unlock()
 			if last := rec.msgs[len(rec.msgs)-1]; last.Content != kept {
 				t.Errorf("stored %q, want %q", last.Content, kept)
 			}
