@@ -59,9 +59,12 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 	}
 
-	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started}
+	wait := a.startWait()
+	defer wait.end()
+	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started, wait: wait}
 	a.cur.Store(st)
 	stream := newStreamObserver(a, ctx, s, t, iter)
+	stream.wait = wait
 	var onDelta func(llm.Delta)
 	if req.Stream {
 		onDelta = stream.delta
@@ -93,6 +96,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 	}
 	ended := a.o.Now()
+	wait.end()
 	stream.end(resp, err)
 	t.Streamed = stream.started && !stream.buffer
 	if err != nil {
@@ -144,6 +148,7 @@ type streamObserver struct {
 	// redactor) must see the answer before the user does, so it is shown whole,
 	// transformed, when it is done, as without streaming.
 	buffer bool
+	wait   *modelWait // ended by the first piece shown
 	text   strings.Builder
 	queue  chan string
 	done   chan struct{}
@@ -172,6 +177,7 @@ func (o *streamObserver) delta(d llm.Delta) {
 	}
 	o.text.WriteString(d.Content)
 	if o.a.o.Output != nil && !o.buffer {
+		o.wait.end()
 		o.a.o.Output.Text(d.Content)
 	}
 	if o.queue != nil {
@@ -339,6 +345,7 @@ type attemptState struct {
 	pre     map[string]any // the first attempt's pre_api_request payload
 	request map[string]any
 	started time.Time
+	wait    *modelWait
 }
 
 // ObserveAttempts makes the client's own retries visible to plugins: every
@@ -368,10 +375,13 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 	}
 	cfg.OnRetry = func(attempt int, err error, wait time.Duration) {
 		st := a.cur.Load()
-		if st == nil || !a.has(hooks.HookAPIRequestError) {
-			return
+		if st == nil {
+			return // a plugin's ctx.llm call, not the chat's
 		}
-		a.fireAPIError(st, err, attempt, maxRetries, true)
+		st.wait.retry(retryLine(err, attempt, maxRetries, wait))
+		if a.has(hooks.HookAPIRequestError) {
+			a.fireAPIError(st, err, attempt, maxRetries, true)
+		}
 	}
 }
 

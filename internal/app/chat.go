@@ -99,7 +99,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
-		Output: o.Output, Stream: !o.NoStream,
+		Output: chatOutput(o.Output, h.f), Stream: !o.NoStream,
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: h.Registry.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
@@ -122,6 +122,18 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// chatOutput is out, with a spinner while the model is waited on when stderr
+// is a terminal; elsewhere each retry is a line of its own.
+func chatOutput(out ChatOutput, f *Factory) agent.Output {
+	if out == nil {
+		return nil
+	}
+	if f.IO.ErrTTY {
+		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
+	}
+	return out
 }
 
 // open opens state.db and starts the session: the one resume names, else a
