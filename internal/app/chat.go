@@ -239,8 +239,16 @@ func (c *Chat) Command(name string) (*registry.Command, bool) {
 	return nil, false
 }
 
-// Tools are every registered tool (the toolset filter aside).
-func (c *Chat) Tools() []*tools.Tool { return c.h.Registry.Tools().List() }
+// Tools are the tools of this chat: those registered in its enabled toolsets.
+func (c *Chat) Tools() []*tools.Tool {
+	var out []*tools.Tool
+	for _, t := range c.h.Registry.Tools().List() {
+		if c.h.tools.allows(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // Plugins are the discovered plugins, sorted by key.
 func (c *Chat) Plugins() []*plugins.Plugin { return c.h.Plugins() }
