@@ -61,14 +61,16 @@ func New(cfg Config) (Client, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	timeoutKey := "model.timeout"
 	if cfg.RequestTimeout > 0 {
 		cfg.Timeout, timeoutKey = cfg.RequestTimeout, "model.request_timeout"
 	} else {
-		cfg.RequestTimeout = DefaultRequestTimeout
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
+		// Unset, a stream may take as long to start as it may pause once started:
+		// whoever raised the idle timeout for a slow server keeps that room.
+		cfg.RequestTimeout = max(DefaultRequestTimeout, cfg.IdleTimeout)
 	}
 	if cfg.RetryBaseDelay <= 0 {
 		cfg.RetryBaseDelay = DefaultRetryBaseDelay

@@ -227,9 +227,9 @@ type Config struct {
 	MaxRetries int
 	// RequestTimeout (model.request_timeout) bounds how long one attempt waits for
 	// the model to answer at all: a stream's response headers and first line (a
-	// keep-alive counts: the server is working on it), default 2 minutes; a whole
-	// non-streamed response, when set (else Timeout). A hung endpoint then costs
-	// this per attempt, not more.
+	// keep-alive counts: the server is working on it), default 2 minutes or
+	// IdleTimeout if longer; a whole non-streamed response, when set (else
+	// Timeout). A hung endpoint then costs this per attempt, not more.
 	RequestTimeout time.Duration
 	// Timeout bounds one non-streaming attempt when RequestTimeout is not set
 	// (default 10 minutes, model.timeout). Streams are bounded by IdleTimeout once
