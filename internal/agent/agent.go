@@ -65,15 +65,14 @@ type Options struct {
 	Model    string
 	Provider string
 	BaseURL  string
-	// Pipeline runs tool calls (registry, pre/post hooks, approval).
+	// Pipeline runs tool calls (registry, pre/post hooks, approval); the model is
+	// offered the tools its tool set (Pipeline.Enabled) allows.
 	Pipeline *tools.Pipeline
-	Hooks    Hooks // may be nil
-	// ToolEnabled filters the registry by toolset; nil enables every tool.
-	ToolEnabled func(t *tools.Tool) bool
-	Platform    string // "cli"
-	Recorder    Recorder
-	Output      Output
-	Stream      bool
+	Hooks    Hooks  // may be nil
+	Platform string // "cli"
+	Recorder Recorder
+	Output   Output
+	Stream   bool
 	// SystemPrompt is the base system prompt; SystemSections renders the plugin
 	// sections (§11.2) once per new session.
 	SystemPrompt   string
@@ -159,11 +158,6 @@ func (a *Agent) NewSession(ctx context.Context, id string) *Session {
 	return s
 }
 
-// ResumeSession continues a stored conversation exactly where it stopped.
-func (a *Agent) ResumeSession(id string, history []llm.Message) *Session {
-	return &Session{ID: id, Messages: slices.Clone(history), Resumed: true}
-}
-
 func (a *Agent) systemPrompt(ctx context.Context, sessionID string) string {
 	parts := []string{}
 	if a.o.SystemPrompt != "" {
@@ -190,6 +184,21 @@ type Turn struct {
 	APICalls    int
 	// Streamed is true when the final answer reached the Output as a stream.
 	Streamed bool
+
+	userAt  int    // the index of this turn's user message in the session
+	context string // what pre_llm_call added to it, for this turn's requests only
+	partial string // the text streamed by a model call that then failed
+}
+
+// requestMessages is the history as this turn sends it: the session's messages
+// with the pre_llm_call context appended to the turn's user message.
+func (t *Turn) requestMessages(history []llm.Message) []llm.Message {
+	if t.context == "" || t.userAt >= len(history) {
+		return history
+	}
+	out := slices.Clone(history)
+	out[t.userAt].Content += "\n\n" + t.context
+	return out
 }
 
 // ErrInterrupted is returned when the caller cancelled the turn.
@@ -208,8 +217,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 		a.fire(ctx, hooks.HookOnSessionStart, map[string]any{"session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform})
 	}
 
-	// pre_llm_call: plugin context goes into the user message, never the system prompt.
-	userMsg := userText
+	// pre_llm_call: plugin context goes into the user message, never the system
+	// prompt, and only into the copy this turn sends (upstream: it is ephemeral):
+	// stored, it would be sent again every later turn, piling up, and show in
+	// session titles and search.
 	if a.has(hooks.HookPreLLMCall) {
 		res := a.fire(ctx, hooks.HookPreLLMCall, map[string]any{
 			"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
@@ -218,11 +229,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 		})
 		extra := hooks.LLMContext(res)
 		a.spill(s.ID, &extra)
-		if txt := extra.Text(); txt != "" {
-			userMsg = userText + "\n\n" + txt
-		}
+		t.context = extra.Text()
 	}
-	a.add(ctx, s, t, llm.Message{Role: "user", Content: userMsg})
+	t.userAt = len(s.Messages)
+	a.add(ctx, s, t, llm.Message{Role: "user", Content: userText})
 
 	final, err := a.loop(ctx, s, t, userText)
 	completed := err == nil
@@ -255,6 +265,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		}
 		resp, err := a.call(ctx, s, t, userText, specs, iter)
 		if err != nil {
+			a.keepPartial(ctx, s, t)
 			if ctx.Err() != nil {
 				return "", ErrInterrupted
 			}
@@ -263,14 +274,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		msg := resp.Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
-			text := msg.Content
-			if a.has(hooks.HookTransformLLMOutput) {
-				if r, ok := hooks.FirstString(a.fire(ctx, hooks.HookTransformLLMOutput, map[string]any{
-					"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
-				}), true); ok {
-					text = r
-				}
-			}
+			text := a.transformOutput(ctx, s, msg.Content)
 			msg.Content = text
 			a.add(ctx, s, t, msg)
 			a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
@@ -292,6 +296,40 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		}
 	}
 	return "", fmt.Errorf("stopped after %d model calls in one turn without a final answer (raise agent.max_turns if this is expected)", a.o.MaxIterations)
+}
+
+// interruptedMark ends an answer that stopped before the model finished it
+// (Ctrl-C, a stream that broke), as stored and sent back to the model.
+const interruptedMark = "[interrupted: this answer was cut off before it was finished]"
+
+// keepPartial stores what the model had streamed before its call failed as the
+// assistant's answer, marked interrupted: the user saw it, and without it the
+// history would end in two user messages in a row. It goes through
+// transform_llm_output like a finished answer, so a redacting plugin sees it
+// before it is stored.
+func (a *Agent) keepPartial(ctx context.Context, s *Session, t *Turn) {
+	text := t.partial
+	t.partial = ""
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	text = a.transformOutput(ctx, s, text)
+	a.add(ctx, s, t, llm.Message{Role: "assistant", Content: strings.TrimRight(text, "\n") + "\n\n" + interruptedMark})
+}
+
+// transformOutput runs transform_llm_output over an answer: the first non-empty
+// string a plugin returns replaces it.
+func (a *Agent) transformOutput(ctx context.Context, s *Session, text string) string {
+	if !a.has(hooks.HookTransformLLMOutput) {
+		return text
+	}
+	if r, ok := hooks.FirstString(a.fire(ctx, hooks.HookTransformLLMOutput, map[string]any{
+		"response_text": text, "session_id": s.ID, "model": a.o.Model, "platform": a.o.Platform,
+	}), true); ok {
+		return r
+	}
+	return text
 }
 
 // runTool runs one tool call the model asked for and appends its result.
@@ -370,7 +408,7 @@ func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
 	}
 	var specs []llm.ToolSpec
 	for _, t := range reg.List() {
-		if a.o.ToolEnabled != nil && !a.o.ToolEnabled(t) {
+		if !a.o.Pipeline.Allows(t) {
 			continue
 		}
 		if t.Check != nil && !t.Check(ctx) {

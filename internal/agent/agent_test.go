@@ -171,7 +171,7 @@ func TestInterruptAnswersEveryToolCall(t *testing.T) {
 	}
 	// The session resumes: the next turn sends a history the API accepts.
 	srv.Enqueue(llmtest.Text("resumed"))
-	next, err := ag.Run(context.Background(), ag.ResumeSession("s2", s.Messages), "again")
+	next, err := ag.Run(context.Background(), ag.ResumeSession(context.Background(), "s2", s.Messages), "again")
 	if err != nil || next.Final != "resumed" {
 		t.Fatalf("resume: %v %+v", err, next)
 	}

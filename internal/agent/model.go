@@ -18,11 +18,11 @@ import (
 func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, specs []llm.ToolSpec, iter int) (*llm.Response, error) {
 	t.APICalls++
 	reqID := newID()
-	req := llm.Request{Model: a.o.Model, Messages: s.Messages, Tools: specs, MaxTokens: a.o.MaxTokens,
+	req := llm.Request{Model: a.o.Model, Messages: t.requestMessages(s.Messages), Tools: specs, MaxTokens: a.o.MaxTokens,
 		Temperature: a.o.Temperature, Stream: a.o.Stream}
 	started := a.o.Now()
 	chars := 0
-	for _, m := range s.Messages {
+	for _, m := range req.Messages {
 		chars += len(m.Content)
 		for _, c := range m.ToolCalls {
 			chars += len(c.Function.Arguments)
@@ -59,9 +59,12 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 	}
 
-	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started}
+	wait := a.startWait()
+	defer wait.end()
+	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started, wait: wait}
 	a.cur.Store(st)
 	stream := newStreamObserver(a, ctx, s, t, iter)
+	stream.wait = wait
 	var onDelta func(llm.Delta)
 	if req.Stream {
 		onDelta = stream.delta
@@ -93,8 +96,12 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		}
 	}
 	ended := a.o.Now()
+	wait.end()
 	stream.end(resp, err)
-	t.Streamed = stream.started
+	t.Streamed = stream.started && !stream.buffer
+	if err != nil {
+		t.partial = stream.text.String()
+	}
 
 	a.cur.Store(nil)
 	if err != nil {
@@ -137,13 +144,18 @@ type streamObserver struct {
 	ctx     context.Context
 	common  map[string]any
 	started bool
-	text    strings.Builder
-	queue   chan string
-	done    chan struct{}
+	// buffer keeps the text off the screen: a transform_llm_output plugin (a
+	// redactor) must see the answer before the user does, so it is shown whole,
+	// transformed, when it is done, as without streaming.
+	buffer bool
+	wait   *modelWait // ended by the first piece shown
+	text   strings.Builder
+	queue  chan string
+	done   chan struct{}
 }
 
 func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter int) *streamObserver {
-	return &streamObserver{a: a, ctx: context.WithoutCancel(ctx), common: map[string]any{
+	return &streamObserver{a: a, ctx: context.WithoutCancel(ctx), buffer: a.has(hooks.HookTransformLLMOutput), common: map[string]any{
 		"turn_id": t.ID, "iteration": iter, "session_id": s.ID, "model": a.o.Model, "provider": a.o.Provider, "surface": a.o.Platform,
 	}}
 }
@@ -164,7 +176,8 @@ func (o *streamObserver) delta(d llm.Delta) {
 		}
 	}
 	o.text.WriteString(d.Content)
-	if o.a.o.Output != nil {
+	if o.a.o.Output != nil && !o.buffer {
+		o.wait.end()
 		o.a.o.Output.Text(d.Content)
 	}
 	if o.queue != nil {
@@ -200,7 +213,7 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 		close(o.queue)
 		<-o.done
 	}
-	if o.a.o.Output != nil {
+	if o.a.o.Output != nil && !o.buffer {
 		o.a.o.Output.Text("\n")
 	}
 	if o.a.has(hooks.HookOnStreamEnd) {
@@ -332,6 +345,7 @@ type attemptState struct {
 	pre     map[string]any // the first attempt's pre_api_request payload
 	request map[string]any
 	started time.Time
+	wait    *modelWait
 }
 
 // ObserveAttempts makes the client's own retries visible to plugins: every
@@ -361,10 +375,13 @@ func (a *Agent) ObserveAttempts(cfg *llm.Config) {
 	}
 	cfg.OnRetry = func(attempt int, err error, wait time.Duration) {
 		st := a.cur.Load()
-		if st == nil || !a.has(hooks.HookAPIRequestError) {
-			return
+		if st == nil {
+			return // a plugin's ctx.llm call, not the chat's
 		}
-		a.fireAPIError(st, err, attempt, maxRetries, true)
+		st.wait.retry(retryLine(err, attempt, maxRetries, wait))
+		if a.has(hooks.HookAPIRequestError) {
+			a.fireAPIError(st, err, attempt, maxRetries, true)
+		}
 	}
 }
 

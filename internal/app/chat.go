@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/agent"
@@ -92,11 +91,15 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, Failf("Error: %v", err)
 	}
 
+	restoreTools, err := h.chooseToolsets(o.Toolsets, cfg["toolsets"])
+	if err != nil {
+		return nil, err
+	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
-		Pipeline: h.Pipeline(), Hooks: c.hooks, ToolEnabled: toolsetFilter(o.Toolsets, cfg["toolsets"]), Platform: "cli",
-		Output: o.Output, Stream: !o.NoStream,
+		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
+		Output: chatOutput(o.Output, h.f), Stream: !o.NoStream,
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: h.Registry.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
@@ -106,17 +109,31 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)
 	if err != nil {
+		restoreTools()
 		return nil, Failf("Error: %v", err)
 	}
 	ag.SetClient(client)
 	c.ag = ag
 
-	c.endChat = h.Chat(client, lcfg, o.Inject)
+	endAgent := h.Chat(client, lcfg, o.Inject)
+	c.endChat = func() { endAgent(); restoreTools() }
 	if err := c.open(ctx, o.Resume); err != nil {
 		c.endChat()
 		return nil, err
 	}
 	return c, nil
+}
+
+// chatOutput is out, with a spinner while the model is waited on when stderr
+// is a terminal; elsewhere each retry is a line of its own.
+func chatOutput(out ChatOutput, f *Factory) agent.Output {
+	if out == nil {
+		return nil
+	}
+	if f.IO.ErrTTY {
+		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
+	}
+	return out
 }
 
 // open opens state.db and starts the session: the one resume names, else a
@@ -132,7 +149,8 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 			_ = store.Close()
 			return Failf("Error: %v (list sessions with: hermes sessions list)", err)
 		}
-		c.sess = c.ag.ResumeSession(id, history)
+		c.ag.SetRecorder(store)
+		c.sess = c.ag.ResumeSession(ctx, id, history)
 	} else {
 		id, err := store.Create(ctx, c.model, "cli")
 		if err != nil {
@@ -143,7 +161,6 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 		c.sess = c.ag.NewSession(ctx, id)
 	}
 	c.store = store
-	c.ag.SetRecorder(store)
 	c.setSessionKey()
 	return nil
 }
@@ -222,8 +239,16 @@ func (c *Chat) Command(name string) (*registry.Command, bool) {
 	return nil, false
 }
 
-// Tools are every registered tool (the toolset filter aside).
-func (c *Chat) Tools() []*tools.Tool { return c.h.Registry.Tools().List() }
+// Tools are the tools of this chat: those registered in its enabled toolsets.
+func (c *Chat) Tools() []*tools.Tool {
+	var out []*tools.Tool
+	for _, t := range c.h.Registry.Tools().List() {
+		if c.h.tools.allows(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // Plugins are the discovered plugins, sorted by key.
 func (c *Chat) Plugins() []*plugins.Plugin { return c.h.Plugins() }
@@ -254,28 +279,4 @@ func intSetting(cfg map[string]any, path []string, def int) int {
 		return n
 	}
 	return def
-}
-
-// toolsetFilter turns --toolsets or config `toolsets:` into a tool filter; "all"
-// (or nothing) enables every tool. A flag given, even empty of names, wins
-// over the config.
-func toolsetFilter(flag string, fromConfig any) func(*tools.Tool) bool {
-	var names []string
-	if flag != "" {
-		for _, n := range strings.Split(flag, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-	} else if list, ok := fromConfig.([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				names = append(names, s)
-			}
-		}
-	}
-	if len(names) == 0 || slices.Contains(names, "all") {
-		return nil
-	}
-	return func(t *tools.Tool) bool { return slices.Contains(names, t.Toolset) }
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
-func TestToolsetFilter(t *testing.T) {
+func TestParseToolsets(t *testing.T) {
 	web := &tools.Tool{Name: "fetch", Toolset: "web"}
 	files := &tools.Tool{Name: "read_file", Toolset: "files"}
 	tests := []struct {
@@ -29,18 +29,22 @@ func TestToolsetFilter(t *testing.T) {
 		{name: "all in the config", fromConfig: []any{"all"}, all: true},
 		// A flag with no names is still the flag: the config's list is not used.
 		{name: "empty flag names", flag: " , ", fromConfig: []any{"web"}, all: true},
-		{name: "config not a list", fromConfig: "web", all: true},
+		{name: "config as one string", fromConfig: "web, files", web: true, files: true},
+		{name: "config neither list nor string", fromConfig: 3, all: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := toolsetFilter(tt.flag, tt.fromConfig)
-			if (f == nil) != tt.all {
-				t.Fatalf("filter nil = %v, want %v", f == nil, tt.all)
+			c := parseToolsets(tt.flag, tt.fromConfig)
+			if (c.names == nil) != tt.all {
+				t.Fatalf("every toolset = %v, want %v", c.names == nil, tt.all)
 			}
-			if f != nil && (f(web) != tt.web || f(files) != tt.files) {
-				t.Errorf("web %v files %v, want %v %v", f(web), f(files), tt.web, tt.files)
+			if c.allows(web) != (tt.web || tt.all) || c.allows(files) != (tt.files || tt.all) {
+				t.Errorf("web %v files %v, want %v %v", c.allows(web), c.allows(files), tt.web, tt.files)
 			}
 		})
+	}
+	if got := parseToolsets("web,nosuch,files", nil).unknown([]string{"files", "web"}); len(got) != 1 || got[0] != "nosuch" {
+		t.Errorf("unknown = %q, want [nosuch]", got)
 	}
 }
 

@@ -28,6 +28,8 @@ type Host struct {
 	// (stdin or stderr is not a terminal).
 	Approver *approval.Approver
 	warned   int // manager warnings already shown
+	// tools is the tool set every call through Pipeline is held to.
+	tools toolGate
 }
 
 // Host discovers the plugins of this command's HERMES_HOME (it starts none)
@@ -43,6 +45,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 	doc := f.cfg.doc
 	f.cfg.doc = nil
 	host := &Host{f: f, home: h, agent: &agentServices{}}
+	host.tools.load = host.configToolsets
 	opts := plugins.Options{
 		Config:      doc,
 		Home:        h,
@@ -54,6 +57,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Sink:        f.Logs().PluginLine,
 		Logger:      f.Logger(),
 		Agent:       host.agent,
+		Tools:       hostTools{host},
 		StallOut:    f.IO.Err,
 		Clock:       f.Now,
 	}
@@ -154,9 +158,10 @@ func (h *Host) CachedCLICommands() ([]plugins.CachedCLICommand, []string) {
 }
 
 // Pipeline is the tool pipeline over the registry, with the approval prompt
-// when a human can answer it.
+// when a human can answer it, held to the command's tool set (toolsets.go).
 func (h *Host) Pipeline() *tools.Pipeline {
-	p := &tools.Pipeline{Registry: h.Registry.Tools(), Hooks: h.Registry.Hooks(), Middleware: h.Registry.ToolMiddleware()}
+	p := &tools.Pipeline{Registry: h.Registry.Tools(), Hooks: h.Registry.Hooks(), Middleware: h.Registry.ToolMiddleware(),
+		Enabled: h.tools.allows}
 	if h.Approver != nil {
 		p.Approver = h.Approver
 	}

@@ -153,8 +153,12 @@ func newCmdToolsCall(f *app.Factory, runF func(*toolsCallOptions) error) *cobra.
 
 func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 	return opts.WithHost(ctx, func(h *app.Host) error {
-		if _, ok := h.Registry.Tools().Get(opts.Name); !ok {
+		t, ok := h.Registry.Tools().Get(opts.Name)
+		if !ok {
 			return unknownTool(h, opts.Name)
+		}
+		if why := h.ToolDisabled(t); why != "" {
+			return app.Failf("Error: %s", why)
 		}
 		// The user asked on the command line: an approval prompt says so.
 		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli", Origin: tools.Origin{Kind: tools.FromUser}})

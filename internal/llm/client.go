@@ -19,6 +19,7 @@ const (
 	DefaultMaxRetries     = 3
 	DefaultTimeout        = 10 * time.Minute
 	DefaultIdleTimeout    = 2 * time.Minute
+	DefaultRequestTimeout = 2 * time.Minute
 	DefaultRetryBaseDelay = time.Second
 	maxBackoff            = 30 * time.Second
 	// A Retry-After longer than this is not waited out: the error is returned so the
@@ -33,6 +34,8 @@ type client struct {
 	endpoint string
 	http     *http.Client
 	sleep    func(ctx context.Context, d time.Duration) error
+	// timeoutKey names the setting that bounds a non-streamed attempt, for errors.
+	timeoutKey string
 }
 
 // New returns a Client for the chat-completions endpoint at cfg.BaseURL.
@@ -61,10 +64,18 @@ func New(cfg Config) (Client, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	timeoutKey := "model.timeout"
+	if cfg.RequestTimeout > 0 {
+		cfg.Timeout, timeoutKey = cfg.RequestTimeout, "model.request_timeout"
+	} else {
+		// Unset, a stream may take as long to start as it may pause once started:
+		// whoever raised the idle timeout for a slow server keeps that room.
+		cfg.RequestTimeout = max(DefaultRequestTimeout, cfg.IdleTimeout)
+	}
 	if cfg.RetryBaseDelay <= 0 {
 		cfg.RetryBaseDelay = DefaultRetryBaseDelay
 	}
-	c := &client{cfg: cfg, endpoint: endpoint, http: cfg.HTTPClient, sleep: cfg.Sleep}
+	c := &client{cfg: cfg, endpoint: endpoint, http: cfg.HTTPClient, sleep: cfg.Sleep, timeoutKey: timeoutKey}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
@@ -268,8 +279,8 @@ func (c *client) attemptError(ctx, actx context.Context, err error, what string)
 		return ctx.Err()
 	}
 	if errors.Is(actx.Err(), context.DeadlineExceeded) {
-		return &APIError{Endpoint: c.endpoint, Reason: ReasonTimeout, Retryable: true, Err: err,
-			Message: fmt.Sprintf("no complete response within %s (model.timeout)", c.cfg.Timeout)}
+		return &APIError{Endpoint: c.endpoint, Reason: ReasonTimeout, Retryable: true, Err: err, After: c.cfg.Timeout,
+			Message: fmt.Sprintf("no complete response within %s (%s)", c.cfg.Timeout, c.timeoutKey)}
 	}
 	return c.transportError(err, what)
 }

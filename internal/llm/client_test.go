@@ -125,8 +125,20 @@ func TestChat(t *testing.T) {
 		{name: "stream stalls mid-answer: not retried", stream: true, cfg: func(c *llm.Config) { c.IdleTimeout = 50 * time.Millisecond },
 			script:  []llmtest.Reply{{Content: "half an answer", StallAfter: 3}, llmtest.Text("never")},
 			wantErr: "the stream stalled: no data for 50ms", reason: llm.ReasonStalled, requests: 1},
-		{name: "hanging stream headers", stream: true, cfg: func(c *llm.Config) { c.IdleTimeout = 50 * time.Millisecond; c.MaxRetries = -1 },
-			script: []llmtest.Reply{llmtest.Hang()}, wantErr: "stream stalled", reason: llm.ReasonStalled, requests: 1},
+		{name: "hanging stream headers", stream: true, cfg: func(c *llm.Config) { c.RequestTimeout = 50 * time.Millisecond; c.MaxRetries = -1 },
+			script: []llmtest.Reply{llmtest.Hang()}, wantErr: "the model did not answer within 50ms (model.request_timeout)", reason: llm.ReasonTimeout, requests: 1},
+		{name: "hanging stream headers are retried", stream: true, cfg: func(c *llm.Config) { c.RequestTimeout = 50 * time.Millisecond },
+			script: []llmtest.Reply{llmtest.Hang(), llmtest.Text("ok")}, wantText: "ok", requests: 2, nwaits: 1},
+		// Until it answers, a stream has model.request_timeout, not the (shorter) idle timeout.
+		{name: "a slow first answer within request_timeout", stream: true,
+			cfg: func(c *llm.Config) {
+				c.RequestTimeout = 10 * time.Second
+				c.IdleTimeout = 50 * time.Millisecond
+				c.MaxRetries = -1
+			},
+			script: []llmtest.Reply{{Content: "late but fine", Delay: llmtest.Duration(300 * time.Millisecond)}}, wantText: "late but fine", requests: 1},
+		{name: "request_timeout bounds a plain attempt", cfg: func(c *llm.Config) { c.RequestTimeout = 50 * time.Millisecond; c.MaxRetries = -1 },
+			script: []llmtest.Reply{llmtest.Hang()}, wantErr: "no complete response within 50ms (model.request_timeout)", reason: llm.ReasonTimeout, requests: 1},
 		{name: "stream cut short", stream: true, cfg: func(c *llm.Config) { c.MaxRetries = -1 },
 			script:  []llmtest.Reply{{SSE: []string{`{"choices":[{"delta":{"role":"assistant"}}]}`}}},
 			wantErr: "ended before the model finished", reason: llm.ReasonIncomplete, requests: 1},
@@ -483,5 +495,24 @@ func TestAttemptCallbacks(t *testing.T) {
 	want := "attempt 0 turn-1|error 0 500 true true turn-1|attempt 1 turn-1|error 1 500 true true turn-1|attempt 2 turn-1|error 2 400 false false turn-1"
 	if got := strings.Join(log, "|"); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestErrorSummary(t *testing.T) {
+	cases := []struct {
+		err  *llm.APIError
+		want string
+	}{
+		{&llm.APIError{Reason: llm.ReasonTimeout, After: 2 * time.Minute, Message: "the model did not answer within 2m0s"}, "model did not answer in 120 s"},
+		{&llm.APIError{Reason: llm.ReasonStalled, After: 1500 * time.Millisecond}, "model stream went silent for 1.5 s"},
+		{&llm.APIError{Reason: llm.ReasonServerError, Status: 503, Message: "overloaded"}, "model endpoint answered HTTP 503: overloaded"},
+		{&llm.APIError{Reason: llm.ReasonNetwork, Message: "no response: connection refused"}, "model endpoint unreachable: no response: connection refused"},
+		{&llm.APIError{Reason: llm.ReasonMalformed, Status: 200, Message: "the response has no choices"}, "model request failed: the response has no choices"},
+		{&llm.APIError{Reason: llm.ReasonServerError, Status: 500, Message: strings.Repeat("x", 300)}, "model endpoint answered HTTP 500: " + strings.Repeat("x", 160) + "…"},
+	}
+	for _, tc := range cases {
+		if got := tc.err.Summary(); got != tc.want {
+			t.Errorf("Summary() = %q, want %q", got, tc.want)
+		}
 	}
 }

@@ -53,8 +53,9 @@ var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 //	  base_url: http://localhost:8000/v1     # optional when the provider is known
 //	  api_key: ${OPENROUTER_API_KEY}         # ${VAR} from the environment, then $HERMES_HOME/.env
 //	  api_mode: chat_completions             # the only mode hermes speaks
-//	  timeout: 600                           # seconds per non-streamed attempt (optional)
-//	  stream_idle_timeout: 120               # seconds a stream may stay silent (optional)
+//	  request_timeout: 120                   # seconds one attempt waits for the model to answer (optional)
+//	  timeout: 600                           # seconds per non-streamed attempt without request_timeout (optional)
+//	  stream_idle_timeout: 120               # seconds a stream that answers may stay silent (optional)
 //	  max_retries: 3                         # optional; 0 disables retries
 //
 // A key is optional for a base URL on this machine (localhost, 127.0.0.0/8, ::1);
@@ -176,7 +177,7 @@ func FromConfig(ctx context.Context, settings map[string]any, env func(string) s
 	for _, d := range []struct {
 		key string
 		dst *time.Duration
-	}{{"timeout", &cfg.Timeout}, {"stream_idle_timeout", &cfg.IdleTimeout}} {
+	}{{"timeout", &cfg.Timeout}, {"request_timeout", &cfg.RequestTimeout}, {"stream_idle_timeout", &cfg.IdleTimeout}} {
 		s, err := str(d.key)
 		if err != nil || s == "" {
 			if err != nil {

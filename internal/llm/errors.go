@@ -22,7 +22,7 @@ const (
 	ReasonHTML          = "html_response"      // an HTML page where JSON was expected
 	ReasonMalformed     = "malformed_response" // not the JSON shape of chat completions
 	ReasonProviderError = "provider_error"     // a 2xx whose body is an error object
-	ReasonTimeout       = "timeout"            // no (complete) response within Timeout
+	ReasonTimeout       = "timeout"            // no answer within RequestTimeout, or no complete one within Timeout
 	ReasonStalled       = "stream_stalled"     // a stream silent for longer than IdleTimeout
 	ReasonIncomplete    = "stream_incomplete"  // a stream that ended before the model finished
 	ReasonNetwork       = "network"            // connection refused, reset, DNS, ...
@@ -41,7 +41,8 @@ type APIError struct {
 	Reason     string // one of the Reason* constants
 	Message    string // what went wrong, from the provider when it said
 	RetryAfter time.Duration
-	Err        error // the underlying transport or decode error, if any
+	After      time.Duration // for a timeout or a stall: how long hermes waited
+	Err        error         // the underlying transport or decode error, if any
 }
 
 func (e *APIError) Error() string {
@@ -61,6 +62,37 @@ func (e *APIError) Error() string {
 }
 
 func (e *APIError) Unwrap() error { return e.Err }
+
+// Summary says in a few words what went wrong with an attempt, for a progress
+// line ("model did not answer in 120 s, retry 2/3"): no endpoint, no body.
+func (e *APIError) Summary() string {
+	msg := e.Message
+	if r := []rune(msg); len(r) > 160 {
+		msg = string(r[:160]) + "…"
+	}
+	switch {
+	case e.Reason == ReasonTimeout && e.After > 0:
+		return "model did not answer in " + Seconds(e.After)
+	case e.Reason == ReasonStalled && e.After > 0:
+		return "model stream went silent for " + Seconds(e.After)
+	case e.Reason == ReasonNetwork:
+		return "model endpoint unreachable: " + msg
+	case e.Status != 0 && (e.Status < 200 || e.Status > 299):
+		return fmt.Sprintf("model endpoint answered HTTP %d: %s", e.Status, msg)
+	}
+	return "model request failed: " + msg
+}
+
+// Seconds writes d for people: "120 s", "1.5 s", "250ms".
+func Seconds(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d%time.Second == 0 || d >= 10*time.Second:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
 
 func (e *APIError) hint() string {
 	switch e.Reason {

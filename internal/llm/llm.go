@@ -225,11 +225,18 @@ type Config struct {
 	// errors, a stream that stalls before any output). 0 means the default, 3;
 	// negative means never retry.
 	MaxRetries int
-	// Timeout bounds one non-streaming attempt (default 10 minutes). Streams are
-	// bounded by IdleTimeout instead, so a long answer that keeps flowing is fine.
+	// RequestTimeout (model.request_timeout) bounds how long one attempt waits for
+	// the model to answer at all: a stream's response headers and first line (a
+	// keep-alive counts: the server is working on it), default 2 minutes or
+	// IdleTimeout if longer; a whole non-streamed response, when set (else
+	// Timeout). A hung endpoint then costs this per attempt, not more.
+	RequestTimeout time.Duration
+	// Timeout bounds one non-streaming attempt when RequestTimeout is not set
+	// (default 10 minutes, model.timeout). Streams are bounded by IdleTimeout once
+	// they answer, so a long answer that keeps flowing is fine.
 	Timeout time.Duration
-	// IdleTimeout is the longest a stream may go without a byte, including the wait
-	// for the response headers (default 2 minutes).
+	// IdleTimeout is the longest a stream that has started answering may go
+	// without a line (default 2 minutes).
 	IdleTimeout time.Duration
 	// RetryBaseDelay is the first backoff (default 1s); it doubles per attempt, capped
 	// at 30s, with jitter. A Retry-After header from the server wins.

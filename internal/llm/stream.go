@@ -12,8 +12,12 @@ import (
 	"time"
 )
 
-// errIdle is the cancel cause when a stream goes quiet for longer than IdleTimeout.
-var errIdle = errors.New("stream idle timeout")
+// errIdle is the cancel cause when a stream goes quiet for longer than IdleTimeout;
+// errNoAnswer when it has not started within RequestTimeout.
+var (
+	errIdle     = errors.New("stream idle timeout")
+	errNoAnswer = errors.New("no answer")
+)
 
 type chunkToolCall struct {
 	Index    *int   `json:"index"`
@@ -159,9 +163,21 @@ func (a *assembler) result() *Response {
 func (c *client) streamOnce(ctx context.Context, body []byte, onDelta func(Delta)) (resp *Response, emitted bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	idle := c.cfg.IdleTimeout
-	timer := time.AfterFunc(idle, func() { cancel(errIdle) })
+	idle, first := c.cfg.IdleTimeout, c.cfg.RequestTimeout
+	// Until the first line the model has RequestTimeout to answer; after it, each
+	// line resets the idle timer.
+	timer := time.AfterFunc(first, func() { cancel(errNoAnswer) })
 	defer timer.Stop()
+	answered := false
+	alive := func() {
+		if !answered {
+			answered = true
+			timer.Stop()
+			timer = time.AfterFunc(idle, func() { cancel(errIdle) })
+			return
+		}
+		timer.Reset(idle)
+	}
 
 	emit := func(d Delta) {
 		emitted = true
@@ -171,9 +187,13 @@ func (c *client) streamOnce(ctx context.Context, body []byte, onDelta func(Delta
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if errors.Is(context.Cause(actx), errIdle) {
-			return &APIError{Endpoint: c.endpoint, Reason: ReasonStalled, Retryable: !emitted, Err: err,
+		switch context.Cause(actx) {
+		case errIdle:
+			return &APIError{Endpoint: c.endpoint, Reason: ReasonStalled, Retryable: !emitted, Err: err, After: idle,
 				Message: fmt.Sprintf("the stream stalled: no data for %s (model.stream_idle_timeout)", idle)}
+		case errNoAnswer:
+			return &APIError{Endpoint: c.endpoint, Reason: ReasonTimeout, Retryable: true, Err: err, After: first,
+				Message: fmt.Sprintf("the model did not answer within %s (model.request_timeout)", first)}
 		}
 		e := c.transportError(err, what)
 		e.Retryable = !emitted
@@ -189,7 +209,6 @@ func (c *client) streamOnce(ctx context.Context, body []byte, onDelta func(Delta
 		return nil, false, fail(err, "no response")
 	}
 	defer hr.Body.Close()
-	timer.Reset(idle)
 
 	if hr.StatusCode < 200 || hr.StatusCode > 299 {
 		data, rerr := io.ReadAll(io.LimitReader(hr.Body, maxErrorBody*4))
@@ -254,7 +273,7 @@ func (c *client) streamOnce(ctx context.Context, body []byte, onDelta func(Delta
 	for {
 		line, rerr := readLine(br, maxResponseBody)
 		if rerr == nil || (rerr == io.EOF && len(line) > 0) {
-			timer.Reset(idle)
+			alive()
 			trimmed := bytes.TrimRight(line, "\r\n")
 			switch {
 			case len(trimmed) == 0:

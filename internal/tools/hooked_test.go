@@ -93,17 +93,24 @@ func TestPipelineOrder(t *testing.T) {
 		want       []string
 		wantStatus Status
 		wantType   string
+		enabled    func(*Tool) bool // the pipeline's tool set (nil: every tool)
 	}{
-		{"runs", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, nil, all, "ok", ""},
-		{"unknown tool", Call{Name: "nope"}, nil, nil, []string{"post_tool_call", "transform_tool_result"}, "error", "unknown_tool"},
+		{"runs", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, nil, all, "ok", "", nil},
+		{"unknown tool", Call{Name: "nope"}, nil, nil, []string{"post_tool_call", "transform_tool_result"}, "error", "unknown_tool", nil},
 		{"too deep", Call{Name: "echo", Args: map[string]any{"deep": nested(MaxArgsDepth + 1)}}, nil, nil,
-			[]string{"post_tool_call", "transform_tool_result"}, "error", "invalid_arguments"},
+			[]string{"post_tool_call", "transform_tool_result"}, "error", "invalid_arguments", nil},
 		{"blocked", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, map[string]any{"action": "block", "message": "no"}, nil,
-			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "blocked", "blocked"},
+			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "blocked", "blocked", nil},
 		{"unavailable", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, func(context.Context) bool { return false },
-			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "error", "unavailable"},
+			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "error", "unavailable", nil},
 		{"invalid after middleware", Call{Name: "echo", Args: map[string]any{"name": "Ada", "extra": 1}}, nil, nil,
-			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "error", "invalid_arguments"},
+			[]string{"tool_request", "pre_tool_call", "post_tool_call", "transform_tool_result"}, "error", "invalid_arguments", nil},
+		// A tool outside the chosen toolsets is an unknown tool: no guard is asked,
+		// the handler never runs.
+		{"outside the tool set", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, nil,
+			[]string{"post_tool_call", "transform_tool_result"}, "error", "unknown_tool", func(t *Tool) bool { return t.Toolset != "t" }},
+		{"inside the tool set", Call{Name: "echo", Args: map[string]any{"name": "Ada"}}, nil, nil, all, "ok", "",
+			func(t *Tool) bool { return t.Toolset == "t" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +126,7 @@ func TestPipelineOrder(t *testing.T) {
 			if err := r.Register(tl, false); err != nil {
 				t.Fatal(err)
 			}
-			p := &Pipeline{Registry: r, Hooks: hookedDispatcher(ev, tt.pre, nil, nil), Middleware: recordingMiddleware{ev}}
+			p := &Pipeline{Registry: r, Hooks: hookedDispatcher(ev, tt.pre, nil, nil), Middleware: recordingMiddleware{ev}, Enabled: tt.enabled}
 			out := p.Run(context.Background(), tt.call)
 			if got := ev.list(); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ran %v\nwant %v", got, tt.want)

@@ -171,7 +171,14 @@ type Pipeline struct {
 	Hooks      HookFirer  // may be nil
 	Approver   Approver   // may be nil
 	Middleware Middleware // may be nil
+	// Enabled is the tool set the user chose (the enabled toolsets): a tool it
+	// refuses is an unknown tool to every caller, the model and ctx.dispatch_tool
+	// alike, as if it were not registered. nil enables every tool.
+	Enabled func(*Tool) bool
 }
+
+// Allows reports whether t is in the tool set the pipeline runs.
+func (p *Pipeline) Allows(t *Tool) bool { return p.Enabled == nil || p.Enabled(t) }
 
 // Run executes c through the hooks and the core.
 func (p *Pipeline) Run(ctx context.Context, c Call) Outcome {
@@ -193,6 +200,11 @@ func (p *core) prepare(ctx context.Context, c Call) (Call, Outcome, bool) {
 		c.Args = map[string]any{}
 	}
 	tool, ok := p.Registry.Get(c.Name)
+	if ok && !(*Pipeline)(p).Allows(tool) {
+		// Hidden from the model, so refused the same way: a model (or a plugin) that
+		// names a tool outside the chosen toolsets must not get to run it.
+		ok = false
+	}
 	if !ok {
 		msg := "Unknown tool: " + c.Name
 		return c, Outcome{Result: ErrorResult(msg, nil), Status: StatusError, ErrorType: "unknown_tool", ErrorMessage: msg, Args: c.Args}, false

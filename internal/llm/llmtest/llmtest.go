@@ -276,14 +276,22 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		_, _ = s.record.Write(line.Bytes())
 	}
 	var reply Reply
+	invalid := ""
+	if parseErr == nil {
+		invalid = invalidHistory(parsed.Messages)
+	}
 	have := len(s.replies) > 0
-	if have {
+	if have && invalid == "" {
 		reply = s.replies[0]
 		s.replies = s.replies[1:]
 	}
 	s.mu.Unlock()
 
 	switch {
+	case invalid != "":
+		// As real endpoints do, before any model runs: the scripted reply stays queued.
+		writeError(w, http.StatusBadRequest, "fake llm: invalid messages: "+invalid, nil)
+		return
 	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("fake llm: no route %s %s (want POST /v1/chat/completions)", r.Method, r.URL.Path), nil)
 		return
@@ -326,6 +334,39 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, completion(reply, rec))
 	}
+}
+
+// invalidHistory checks what OpenAI-compatible endpoints refuse with a 400: an
+// assistant message's tool calls must each be answered by a tool message right
+// after it, and a tool message must answer such a call. "" when valid.
+func invalidHistory(msgs []llm.Message) string {
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == llm.RoleTool {
+			return fmt.Sprintf("message %d has role tool (tool_call_id %q) but answers no tool call of the assistant message before it", i, m.ToolCallID)
+		}
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		open := map[string]bool{}
+		for _, c := range m.ToolCalls {
+			open[c.ID] = true
+		}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == llm.RoleTool; j++ {
+			if !open[msgs[j].ToolCallID] {
+				return fmt.Sprintf("message %d answers tool_call_id %q, which the assistant message %d did not ask for (or already got an answer)", j, msgs[j].ToolCallID, i)
+			}
+			delete(open, msgs[j].ToolCallID)
+		}
+		for _, c := range m.ToolCalls {
+			if open[c.ID] {
+				return fmt.Sprintf("the assistant message %d has tool_calls, and tool_call_id %q has no tool message answering it", i, c.ID)
+			}
+		}
+		i = j - 1
+	}
+	return ""
 }
 
 // wait blocks for d (forever when d < 0) unless the client goes away or the server

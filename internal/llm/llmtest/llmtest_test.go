@@ -3,8 +3,11 @@ package llmtest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/llm"
 )
 
 func TestReadScript(t *testing.T) {
@@ -42,5 +45,37 @@ func TestPieces(t *testing.T) {
 	got := pieces("héllo", 2)
 	if len(got) != 3 || got[0] != "hé" || got[2] != "o" {
 		t.Errorf("pieces = %q", got)
+	}
+}
+
+func TestInvalidHistory(t *testing.T) {
+	call := func(ids ...string) llm.Message {
+		m := llm.Message{Role: llm.RoleAssistant}
+		for _, id := range ids {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: "f"}})
+		}
+		return m
+	}
+	answer := func(id string) llm.Message { return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: "r"} }
+	user := llm.Message{Role: llm.RoleUser, Content: "u"}
+	cases := []struct {
+		name string
+		msgs []llm.Message
+		want string // a part of the complaint; "" = valid
+	}{
+		{"plain", []llm.Message{user, {Role: llm.RoleAssistant, Content: "a"}, user}, ""},
+		{"every call answered", []llm.Message{user, call("a", "b"), answer("b"), answer("a"), user}, ""},
+		{"a call left unanswered at the end", []llm.Message{user, call("a", "b"), answer("a")}, `tool_call_id "b" has no tool message`},
+		{"a user message before the answer", []llm.Message{user, call("a"), user, answer("a")}, `tool_call_id "a" has no tool message`},
+		{"an answer to no call", []llm.Message{user, answer("x")}, "answers no tool call"},
+		{"an answer twice", []llm.Message{user, call("a"), answer("a"), answer("a")}, "did not ask for (or already got an answer)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := invalidHistory(tc.msgs)
+			if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("invalidHistory = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,70 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/llm/llmtest"
+)
+
+// A history whose tool calls were never answered (hermes was killed while they
+// ran) is repaired on resume: the endpoint, which refuses such a history with a
+// 400 as real ones do, takes the next turn, and answers added at the end are
+// recorded.
+func TestResumeAnswersDanglingToolCalls(t *testing.T) {
+	call := func(ids ...string) llm.Message {
+		m := llm.Message{Role: "assistant"}
+		for _, id := range ids {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: "echo", Arguments: `{"text":"` + id + `"}`}})
+		}
+		return m
+	}
+	answer := func(id string) llm.Message {
+		return llm.Message{Role: "tool", ToolCallID: id, Name: "echo", Content: "done " + id}
+	}
+	sys, user := llm.Message{Role: "system", Content: "sys"}, llm.Message{Role: "user", Content: "u"}
+	tests := []struct {
+		name         string
+		history      []llm.Message
+		wantIDs      string // tool_call_id of each tool message after the repair, in order
+		wantRecorded int    // answers stored at once (those that end the history)
+	}{
+		{"nothing to repair", []llm.Message{sys, user, call("a"), answer("a"), {Role: "assistant", Content: "ok"}}, "a", 0},
+		{"killed during the only call", []llm.Message{sys, user, call("a")}, "a", 1},
+		{"killed during the second of two", []llm.Message{sys, user, call("a", "b"), answer("a")}, "a,b", 1},
+		{"an older store: later turns after the dangling call", []llm.Message{sys, user, call("a", "b"), answer("b"), user,
+			{Role: "assistant", Content: "x"}}, "b,a", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Text("resumed"))
+			rec := &memRecorder{}
+			ag := newAgent(t, srv, rec)
+			s := ag.ResumeSession(context.Background(), "s", tt.history)
+			var ids []string
+			for _, m := range s.Messages {
+				if m.Role == "tool" {
+					ids = append(ids, m.ToolCallID)
+				}
+			}
+			if got := strings.Join(ids, ","); got != tt.wantIDs {
+				t.Errorf("tool answers %s, want %s", got, tt.wantIDs)
+			}
+			if len(rec.msgs) != tt.wantRecorded || len(rec.calls) != tt.wantRecorded {
+				t.Errorf("recorded %d messages and %d tool calls, want %d", len(rec.msgs), len(rec.calls), tt.wantRecorded)
+			}
+			for _, m := range rec.msgs {
+				if !strings.Contains(m.Content, "interrupted before it finished") {
+					t.Errorf("recorded answer %q does not say the call was interrupted", m.Content)
+				}
+			}
+			turn, err := ag.Run(context.Background(), s, "again")
+			if err != nil || turn.Final != "resumed" {
+				t.Fatalf("the next turn: %v (the endpoint refuses a history with an unanswered call)", err)
+			}
+		})
+	}
+}
