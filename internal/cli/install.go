@@ -126,7 +126,9 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 		req.ConfirmCaution = func(rep *install.ScanReport) bool {
 			fmt.Fprintln(f.IO.Out, "⚠ Security scan flagged this plugin:")
 			fmt.Fprintln(f.IO.Out, strings.TrimRight(rep.Report, "\n"))
-			return f.IO.Confirm("  Install anyway? Only continue if you trust the source. [y/N]: ")
+			// An interrupt is a no here; the installer sees ctx end and says so.
+			yes, _ := f.IO.Confirm(ctx, "  Install anyway? Only continue if you trust the source. [y/N]: ")
+			return yes
 		}
 	}
 	res, err := in.Install(ctx, req)
@@ -166,7 +168,9 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	enable := o.Enable
 	if !o.Enable && !o.NoEnable {
 		if f.IO.CanPrompt() {
-			enable = f.IO.Confirm(fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name))
+			if enable, err = f.IO.Confirm(ctx, fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name)); err != nil {
+				return res, err
+			}
 		} else {
 			fmt.Fprintf(w, "Not enabled. Enable it with: hermes plugins enable %s\n", res.Name)
 		}
@@ -245,10 +249,14 @@ func promptRequiresEnv(ctx context.Context, f *app.Factory, name string, m *mani
 		var val string
 		var rerr error
 		if e.Secret || secretName(e.Name) {
-			val, rerr = app.ReadSecret(f.IO.In)
+			val, rerr = f.IO.ReadSecret(ctx)
 			fmt.Fprintln(f.IO.Out)
 		} else {
-			val, rerr = app.ReadLine(f.IO.In)
+			val, rerr = f.IO.ReadLine(ctx)
+		}
+		if ctx.Err() != nil {
+			// Interrupted: the values saved so far stay, nothing else is asked.
+			return ctx.Err()
 		}
 		val = strings.TrimRight(val, "\r\n")
 		if rerr != nil && val == "" {

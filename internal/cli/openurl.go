@@ -68,14 +68,14 @@ func openURLRun(ctx context.Context, opts *openURLOptions) error {
 		return registerURLHandler(ctx, opts.Factory)
 	}
 	err := openURL(ctx, opts)
-	if opts.Wait && opts.IO.CanPrompt() {
+	if opts.Wait && opts.IO.CanPrompt() && ctx.Err() == nil {
 		// Launched by the desktop in a terminal window that closes on exit.
 		if err != nil {
 			fmt.Fprintln(opts.IO.Out, errorText(err))
 			err = app.SilentExit(app.ExitFail)
 		}
 		fmt.Fprint(opts.IO.Out, "\nPress Enter to close this window.")
-		_, _ = app.ReadLine(opts.IO.In)
+		_, _ = opts.IO.ReadLine(ctx)
 	}
 	return err
 }
@@ -133,7 +133,11 @@ func openURL(ctx context.Context, opts *openURLOptions) error {
 		return app.Failf("\nNot installed: confirming a link needs a terminal. To install it yourself, run:\n  %s", equivalentInstall(l))
 	}
 	fmt.Fprintln(w)
-	if !f.IO.Confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
+	yes, err := f.IO.Confirm(ctx, fmt.Sprintf("Install %s? [y/N]: ", l.Slug()))
+	if err != nil {
+		return err
+	}
+	if !yes {
 		return app.Failf("Aborted — nothing installed.")
 	}
 	o := setupOptions{}
