@@ -243,7 +243,7 @@ func reviewPack(f *app.Factory, p *pack.Pack) {
 		}
 	}
 	if len(p.Skills) > 0 {
-		fmt.Fprintf(w, "\nSkills listed (not installed by packs yet; install them with `hermes skills`): %s\n", strings.Join(p.Skills, ", "))
+		fmt.Fprintf(w, "\nSkills listed (not installed: packs do not install skills, and hermes does not manage skills yet): %s\n", strings.Join(p.Skills, ", "))
 	}
 }
 
