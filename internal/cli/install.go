@@ -34,11 +34,16 @@ func pluginsInstallCommands(f *app.Factory) []*cobra.Command {
 	}
 }
 
-// installFail turns an installer error into the CLI's exit-1 message.
+// installFail turns an installer error into the CLI's exit-1 message, or exit 130
+// for an interrupt (it says what was left as it was).
 func installFail(err error) error {
 	var ec *app.ExitError
 	if errors.As(err, &ec) {
 		return err
+	}
+	var ie *install.InterruptedError
+	if errors.As(err, &ie) {
+		return &app.ExitError{Code: app.ExitInterrupted, Message: ie.Error()}
 	}
 	return app.Failf("Error: %v", err)
 }

@@ -5,19 +5,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/testutil/procs"
 	"github.com/hermes-go/hermes/internal/testutil/pty"
 	"github.com/hermes-go/hermes/internal/testutil/syncbuf"
 )
 
-// Ctrl-C typed on a real terminal: hermes runs as its own process in a new
-// session whose controlling terminal is a pseudo-terminal, so the line discipline
-// turns the typed ^C into a SIGINT for hermes' foreground process group, exactly
-// as in a user's shell.
+// Ctrl-C typed on a real terminal: hermes runs in a new session whose
+// controlling terminal is a pseudo-terminal, started by a shell as a script would
+// start it (the shell leads the session and stays, as a user's shell does), so
+// the line discipline turns a typed ^C into a SIGINT for the foreground process
+// group: the shell, hermes and whatever hermes left in its group.
 
 // onTerminal is one hermes process on a pseudo-terminal.
 type onTerminal struct {
@@ -41,7 +45,9 @@ func startOnTerminal(t *testing.T, env []string, args ...string) *onTerminal {
 	}
 	master, tty := pty.Open(t)
 	p := &onTerminal{t: t, master: master, tty: tty, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
+	// The shell's trap runs a command, so hermes starts with SIGINT's default
+	// disposition (an ignored signal would be inherited).
+	p.cmd = exec.Command("/bin/sh", append([]string{"-c", `trap : INT; "$0" "$@"; echo "[hermes exit $?]"; exec sleep 600`, bin}, args...)...)
 	p.cmd.Env = env
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = tty, tty, tty
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -63,12 +69,8 @@ func startOnTerminal(t *testing.T, env []string, args ...string) *onTerminal {
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		_ = p.cmd.Process.Kill() // the session ends: the terminal hangs up on the rest
+		<-p.done
 	})
 	return p
 }
@@ -80,7 +82,7 @@ func (p *onTerminal) waitFor(s string) {
 	for !strings.Contains(p.out.String(), s) {
 		select {
 		case <-p.done:
-			p.t.Fatalf("hermes exited (%v) before showing %q; the terminal showed:\n%s", p.cmd.ProcessState, s, p.out.String())
+			p.t.Fatalf("the shell ended before showing %q; the terminal showed:\n%s", s, p.out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -98,19 +100,24 @@ func (p *onTerminal) ctrlC() {
 	}
 }
 
-// exitCode waits for hermes to end and returns its exit code (-1: killed by a
-// signal). One ^C must end it: a prompt that swallowed the interrupt would still
-// be waiting at the guard.
+var exitRE = regexp.MustCompile(`\[hermes exit (\d+)\]`)
+
+// exitCode waits for hermes to end and returns its exit code as the shell saw it
+// (128+n: killed by signal n). One ^C must end it: a prompt that swallowed the
+// interrupt would still be waiting at the guard.
 func (p *onTerminal) exitCode() int {
 	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(guard):
-		p.t.Fatalf("hermes did not end after one Ctrl-C; the terminal showed:\n%s", p.out.String())
+	deadline := time.Now().Add(guard)
+	for {
+		if m := exitRE.FindStringSubmatch(p.out.String()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("hermes did not end after one Ctrl-C; the terminal showed:\n%s", p.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	// What it printed last may still be in the terminal's buffer.
-	time.Sleep(50 * time.Millisecond)
-	return p.cmd.ProcessState.ExitCode()
 }
 
 // termEnv is the environment of a hermes run with its own HOME and HERMES_HOME.
@@ -151,6 +158,7 @@ func readConfig(t *testing.T, hh string) string {
 // the prompt went on waiting.
 func TestCtrlCAtAPromptIsNo(t *testing.T) {
 	clean := makePluginRepo(t, map[string]string{"plugin.yaml": "name: plain\n", "__init__.py": "def register(ctx):\n    pass\n"})
+	careful := makePluginRepo(t, map[string]string{"plugin.yaml": "name: careful\n", "__init__.py": "import os\n\n\ndef register(ctx):\n    os.system('ls')\n"})
 	capper := makePluginRepo(t, map[string]string{"plugin.yaml": capperFiles, "__init__.py": "def register(ctx):\n    pass\n"})
 	tests := []struct {
 		name   string
@@ -159,6 +167,19 @@ func TestCtrlCAtAPromptIsNo(t *testing.T) {
 		prompt string
 		check  func(t *testing.T, hh, shown string)
 	}{
+		{
+			name: "caution scan", args: []string{"plugins", "install", careful, "--no-enable"},
+			prompt: "Install anyway? Only continue if you trust the source. [y/N]: ",
+			check: func(t *testing.T, hh, shown string) {
+				if _, err := os.Stat(filepath.Join(hh, "plugins", "careful")); err == nil {
+					t.Error("installed after Ctrl-C")
+				}
+				if !strings.Contains(shown, "interrupted: nothing was installed.") {
+					t.Errorf("the terminal showed:\n%s", shown)
+				}
+				noStaging(t, hh)
+			},
+		},
 		{
 			name: "enable after install", args: []string{"plugins", "install", clean},
 			prompt: "Enable 'plain' now? [y/N]: ",
@@ -262,5 +283,134 @@ func TestCtrlCAtAPromptIsNo(t *testing.T) {
 			}
 			tt.check(t, hh, shown)
 		})
+	}
+}
+
+// fakeSSH writes an ssh stand-in for GIT_SSH_COMMAND (which hermes passes to
+// git) into dir and returns its path. It runs the remote git
+// command locally; once the file hang exists, it starts a shell that ignores
+// SIGINT and never ends instead (a stalled server; marker is in its arguments),
+// records that it started and waits for it.
+func fakeSSH(t *testing.T, dir, marker string) (path, hang, started string) {
+	t.Helper()
+	path = filepath.Join(dir, "fake-ssh")
+	hang, started = filepath.Join(dir, "hang"), filepath.Join(dir, "started")
+	script := `#!/bin/sh
+# git probes the ssh variant with -G first
+case "$1" in -G) exit 0;; esac
+if [ -e '` + hang + `' ]; then
+	trap '' INT
+	sh -c 'trap "" INT; while :; do sleep 1; done' ` + marker + ` &
+	: > '` + started + `'
+	wait
+	exit 1
+fi
+for last; do :; done
+exec sh -c "git ${last#git-}"
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, hang, started
+}
+
+func waitFile(t *testing.T, p *onTerminal, path string) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("hermes ended before %s appeared; the terminal showed:\n%s", path, p.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared; the terminal showed:\n%s", path, p.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestCtrlCDuringInstall: Ctrl-C while git fetches kills git and everything it
+// started (here an ssh stand-in that ignores SIGINT), removes the staging folder,
+// says "interrupted" and exits 130. Before, git alone was killed (or died of the
+// terminal's SIGINT); its helpers lived on holding its pipes, and the install
+// failed as an ordinary git error, exit 1.
+func TestCtrlCDuringInstall(t *testing.T) {
+	home := t.TempDir()
+	hh := filepath.Join(home, ".hermes")
+	marker := procs.NewMarker()
+	ssh, hang, started := fakeSSH(t, t.TempDir(), marker)
+	if err := os.WriteFile(hang, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := strings.TrimPrefix(makePluginRepo(t, map[string]string{"plugin.yaml": "name: slow\n", "__init__.py": "def register(ctx):\n    pass\n"}), "file://")
+	p := startOnTerminal(t, termEnv(home, "GIT_SSH_COMMAND="+ssh), "plugins", "install", "ssh://localhost"+repo, "--no-enable")
+	waitFile(t, p, started)
+	p.ctrlC()
+	if code := p.exitCode(); code != 130 {
+		t.Fatalf("exit code %d, want 130; the terminal showed:\n%s", code, p.out.String())
+	}
+	if shown := p.out.String(); !strings.Contains(shown, "interrupted: nothing was installed.") || strings.Contains(shown, "Git clone failed") {
+		t.Errorf("the terminal showed:\n%s", shown)
+	}
+	procs.NoneMarked(t, marker, 10*time.Second)
+	noStaging(t, hh)
+	if _, err := os.Stat(filepath.Join(hh, "plugins", "slow")); err == nil {
+		t.Error("installed after Ctrl-C")
+	}
+}
+
+// TestCtrlCDuringUpdate: Ctrl-C while git pulls kills git's group, leaves the
+// checkout at its commit with the user's local edits back in place (they were
+// stashed for the pull), exits 130 and says so.
+func TestCtrlCDuringUpdate(t *testing.T) {
+	home := t.TempDir()
+	hh := filepath.Join(home, ".hermes")
+	marker := procs.NewMarker()
+	ssh, hang, started := fakeSSH(t, t.TempDir(), marker)
+	url := makePluginRepo(t, map[string]string{"plugin.yaml": "name: upd\n", "__init__.py": "def register(ctx):\n    pass\n"})
+	env := termEnv(home, "GIT_SSH_COMMAND="+ssh)
+	install := exec.Command("hermes", "plugins", "install", "ssh://localhost"+strings.TrimPrefix(url, "file://"), "--no-enable")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	dir := filepath.Join(hh, "plugins", "upd")
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := git("rev-parse", "HEAD")
+	if err := os.WriteFile(filepath.Join(dir, "__init__.py"), []byte("# my edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hang, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startOnTerminal(t, env, "plugins", "update", "upd")
+	waitFile(t, p, started)
+	p.ctrlC()
+	if code := p.exitCode(); code != 130 {
+		t.Fatalf("exit code %d, want 130; the terminal showed:\n%s", code, p.out.String())
+	}
+	if shown := p.out.String(); !strings.Contains(shown, "interrupted: the plugin was not updated. Local changes were restored.") {
+		t.Errorf("the terminal showed:\n%s", shown)
+	}
+	procs.NoneMarked(t, marker, 10*time.Second)
+	if got := git("rev-parse", "HEAD"); got != before {
+		t.Errorf("HEAD moved to %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "__init__.py")); string(b) != "# my edit\n" {
+		t.Errorf("the local edit is not back: %q", b)
+	}
+	if s := git("stash", "list"); s != "" {
+		t.Errorf("stash left: %s", s)
 	}
 }

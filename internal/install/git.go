@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
@@ -127,6 +128,15 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 	}
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, g.bin(), full...)
+	// git runs helpers (git-remote-https, ssh, upload-pack) that would outlive a
+	// kill of git alone and keep its pipes open: an interrupt kills the group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return err
+		}
+		return nil
+	}
 	cmd.Dir = dir
 	cmd.Env = g.environ(extraEnv)
 	cmd.WaitDelay = 5 * time.Second

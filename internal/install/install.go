@@ -149,8 +149,14 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 }
 
 // Install fetches, checks, scans and publishes one plugin. On any error nothing is
-// left behind: the plugins directory and metadata are as they were.
+// left behind: the plugins directory and metadata are as they were. When ctx is
+// cancelled (Ctrl-C) the error is an *InterruptedError.
 func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) {
+	res, err := in.install(ctx, req)
+	return res, interrupted(ctx, err, "nothing was installed.")
+}
+
+func (in *Installer) install(ctx context.Context, req Request) (*Result, error) {
 	ref := ""
 	if req.Ref != "" {
 		var err error
