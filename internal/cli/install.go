@@ -57,6 +57,7 @@ type installOptions struct {
 	Identifier   string
 	Ref          string
 	Force        bool
+	Replace      bool
 	AllowRemoved bool
 	Setup        setupOptions
 }
@@ -92,6 +93,7 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Ref, "ref", "", "install exactly this commit (full 40-character `SHA`) and pin it")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "replace an existing plugin of the same name; install despite a caution scan verdict")
+	fl.BoolVar(&opts.Replace, "replace", false, "replace an existing plugin of the same name, nothing more (a caution verdict is still asked about)")
 	fl.BoolVar(&opts.Setup.Enable, "enable", false, "enable the plugin after installing (no prompt)")
 	fl.BoolVar(&opts.Setup.NoEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	fl.BoolVar(&opts.Setup.SkipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
@@ -103,7 +105,7 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 
 func pluginsInstallRun(ctx context.Context, opts *installOptions) error {
 	f := opts.Factory
-	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force}
+	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force, Replace: opts.Replace}
 	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
 	// touch the catalog (catalog.go).
 	if catalog.IsBareName(opts.Identifier) {

@@ -22,6 +22,7 @@ func TestNewCmdPluginsInstall(t *testing.T) {
 		{name: "ref without a value", args: []string{"owner/repo", "--ref"}, wantErr: "flag needs an argument: --ref"},
 		{name: "force", args: []string{"owner/repo", "--force"}, want: installOptions{Identifier: "owner/repo", Force: true}},
 		{name: "force short", args: []string{"-f", "owner/repo"}, want: installOptions{Identifier: "owner/repo", Force: true}},
+		{name: "replace", args: []string{"owner/repo", "--replace"}, want: installOptions{Identifier: "owner/repo", Replace: true}},
 		{name: "enable", args: []string{"owner/repo", "--enable"}, want: installOptions{Identifier: "owner/repo", Setup: setupOptions{Enable: true}}},
 		{name: "no-enable", args: []string{"owner/repo", "--no-enable"}, want: installOptions{Identifier: "owner/repo", Setup: setupOptions{NoEnable: true}}},
 		{name: "enable and no-enable", args: []string{"owner/repo", "--enable", "--no-enable"}, wantErr: errExclusive},

@@ -88,8 +88,13 @@ type Request struct {
 	Subdir     string
 	// Ref pins a full 40-hex commit; "" installs the default branch (or keeps an
 	// existing pin for the same source).
-	Ref   string
+	Ref string
+	// Force replaces an existing plugin of the same name and installs despite a
+	// caution verdict (--force).
 	Force bool
+	// Replace replaces an existing plugin of the same name and does nothing more
+	// (--replace, a hermes:// link's force=1): a caution verdict is still asked about.
+	Replace bool
 	// Catalog and AllowRemoved are provenance recorded in the metadata row.
 	Catalog      *CatalogRef
 	AllowRemoved bool
@@ -247,7 +252,7 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 
 	target := res.Dir
 	if exists(target) {
-		if !req.Force {
+		if !req.Force && !req.Replace {
 			return nil, userErr("Plugin '%s' already exists. Use force reinstall (--force) or run `hermes plugins update %s`.", name, name)
 		}
 		if old, ok := md.Rows[name]; ok && old.Pinned && req.Ref == "" && ref == "" {
