@@ -152,7 +152,7 @@ func readConfig(t *testing.T, hh string) string {
 }
 
 // TestCtrlCAtAPromptIsNo: the first Ctrl-C at any y/N prompt (and at a
-// requires_env value) is a no that ends the command: exit 130, "interrupted",
+// requires_env value, or while `chat -q -` reads) is a no that ends the command: exit 130, "interrupted",
 // nothing the prompt would have changed is changed, the terminal's echo is on.
 // Before, the first Ctrl-C only cancelled a context nobody at the prompt watched:
 // the prompt went on waiting.
@@ -244,6 +244,11 @@ func TestCtrlCAtAPromptIsNo(t *testing.T) {
 					t.Errorf("the terminal showed:\n%s", shown)
 				}
 			},
+		},
+		{
+			name: "chat -q - reading the terminal", args: []string{"chat", "-q", "-"},
+			prompt: "end it with Ctrl-D.",
+			check:  func(t *testing.T, hh, shown string) {},
 		},
 	}
 	for _, tt := range tests {
