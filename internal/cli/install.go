@@ -324,6 +324,9 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := in.CheckInstalled(name); err != nil {
+		return installFail(err) // before "Updating", which would say it exists
+	}
 	w := opts.IO.Out
 	fmt.Fprintf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})

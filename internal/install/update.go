@@ -53,6 +53,16 @@ func (in *Installer) notInstalled(name string) error {
 	return &NotInstalledError{Name: name, Dir: in.PluginsDir, Installed: Installed(in.PluginsDir)}
 }
 
+// CheckInstalled reports a *NotInstalledError when no plugin folder has this name,
+// so a caller can say so before it announces an update. Update checks again
+// under the lock.
+func (in *Installer) CheckInstalled(name string) error {
+	if !safeName(name) || !isDir(filepath.Join(in.PluginsDir, name)) {
+		return in.notInstalled(name)
+	}
+	return nil
+}
+
 // Update pulls a git-installed plugin fast-forward on its branch. Local edits are
 // stashed first and re-applied afterwards; on conflict they stay in the stash. The
 // updated tree is rescanned; the caller acts on the verdict (dangerous → disable).
