@@ -53,6 +53,7 @@ func (e *GitError) Unwrap() error { return e.Err }
 // passEnv are the variables git may see from the user's environment.
 var passEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "XDG_CONFIG_HOME",
+	"GIT_CONFIG_GLOBAL", // the user's global config, read instead of ~/.gitconfig (credential helpers)
 	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
 	"GIT_SSL_NO_VERIFY", "GIT_PROXY_COMMAND", "GIT_TRACE", "GIT_CURL_VERBOSE",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY", "all_proxy",
