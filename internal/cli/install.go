@@ -479,11 +479,12 @@ type capabilitiesOptions struct {
 	Factory *app.Factory
 
 	Name string // "": every plugin that declares or holds one
+	JSON bool
 }
 
 func newCmdPluginsCapabilities(f *app.Factory, runF func(*capabilitiesOptions) error) *cobra.Command {
 	opts := &capabilitiesOptions{IO: f.IO, Factory: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "capabilities [NAME]",
 		Short: "Show the capabilities plugins declare and which are granted",
 		Args:  cobra.MaximumNArgs(1),
@@ -497,6 +498,28 @@ func newCmdPluginsCapabilities(f *app.Factory, runF func(*capabilitiesOptions) e
 			return pluginsCapabilitiesRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+// capabilityRow is one plugin of `plugins capabilities` (its --json shape).
+type capabilityRow struct {
+	Name         string          `json:"name"`
+	Source       string          `json:"source"`
+	Capabilities []capabilityUse `json:"capabilities"`
+	// Pending are the declared capabilities still waiting for consent.
+	Pending   []string `json:"pending"`
+	GrantWith string   `json:"grant_with,omitempty"`
+}
+
+type capabilityUse struct {
+	Capability string `json:"capability"`
+	Risk       string `json:"risk"`
+	Declared   bool   `json:"declared"`
+	Granted    bool   `json:"granted"`
+	// Via is how it is granted: granted_capabilities (consent) or legacy_key (a
+	// deprecated allow_* key); empty when not granted.
+	Via string `json:"via,omitempty"`
 }
 
 func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) error {
@@ -518,40 +541,68 @@ func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) erro
 	if doc, err := m.Store().Load(); err == nil {
 		cfg = doc.Map()
 	}
-	w := opts.IO.Out
-	shown := 0
+	rows := []capabilityRow{}
 	for _, p := range list {
 		declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)
 		effective := capability.GrantedList(cfg, p.Key)
 		if name == "" && len(declared) == 0 && len(effective) == 0 {
 			continue
 		}
-		shown++
-		fmt.Fprintf(w, "%s (%s)\n", p.Key, sourceLabel(provenance{}, p))
-		if len(declared) == 0 {
-			fmt.Fprintln(w, "  declared: (none)")
+		row := capabilityRow{Name: p.Key, Source: sourceLabel(provenance{}, p), Capabilities: []capabilityUse{}, Pending: []string{}}
+		use := func(c string, isDeclared bool) {
+			ok, evidence := capability.Granted(cfg, p.Key, c)
+			info, _ := capability.Lookup(c)
+			u := capabilityUse{Capability: c, Risk: info.Risk, Declared: isDeclared, Granted: ok}
+			switch {
+			case ok && strings.HasPrefix(evidence, "legacy"):
+				u.Via = "legacy_key"
+			case ok:
+				u.Via = "granted_capabilities"
+			}
+			row.Capabilities = append(row.Capabilities, u)
 		}
 		for _, c := range declared {
-			ok, evidence := capability.Granted(cfg, p.Key, c)
-			switch {
-			case !ok:
-				fmt.Fprintf(w, "  %s: not granted\n", c)
-			case strings.HasPrefix(evidence, "legacy"):
-				fmt.Fprintf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", c)
-			default:
-				fmt.Fprintf(w, "  %s: granted\n", c)
-			}
+			use(c, true)
 		}
 		for _, c := range effective {
 			if !contains(declared, c) {
-				fmt.Fprintf(w, "  %s: granted (not declared in manifest)\n", c)
+				use(c, false)
 			}
 		}
-		if len(declared) > 0 && cfg != nil && len(capability.Pending(cfg, p.Key, declared)) > 0 && p.Candidate.Source != "bundled" {
-			fmt.Fprintf(w, "  grant with: hermes plugins enable %s (on a terminal)\n", p.Key)
+		if len(declared) > 0 && cfg != nil && p.Candidate.Source != "bundled" {
+			if pending := capability.Pending(cfg, p.Key, declared); len(pending) > 0 {
+				row.Pending = pending
+				row.GrantWith = "hermes plugins enable " + p.Key
+			}
+		}
+		rows = append(rows, row)
+	}
+	w := opts.IO.Out
+	if opts.JSON {
+		return writeJSON(w, rows)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s (%s)\n", r.Name, r.Source)
+		if len(r.Capabilities) == 0 || !r.Capabilities[0].Declared {
+			fmt.Fprintln(w, "  declared: (none)")
+		}
+		for _, u := range r.Capabilities {
+			switch {
+			case !u.Declared:
+				fmt.Fprintf(w, "  %s: granted (not declared in manifest)\n", u.Capability)
+			case !u.Granted:
+				fmt.Fprintf(w, "  %s: not granted\n", u.Capability)
+			case u.Via == "legacy_key":
+				fmt.Fprintf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", u.Capability)
+			default:
+				fmt.Fprintf(w, "  %s: granted\n", u.Capability)
+			}
+		}
+		if r.GrantWith != "" {
+			fmt.Fprintf(w, "  grant with: %s (on a terminal)\n", r.GrantWith)
 		}
 	}
-	if shown == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(w, "No plugins declare or hold capabilities.")
 	}
 	return nil

@@ -63,8 +63,10 @@ func TestNewCmdPluginsCapabilities(t *testing.T) {
 	checkParses(t, newCmdPluginsCapabilities, []parseCase[capabilitiesOptions]{
 		{name: "every plugin"},
 		{name: "one plugin", args: []string{"calc"}, want: capabilitiesOptions{Name: "calc"}},
+		{name: "json", args: []string{"--json"}, want: capabilitiesOptions{JSON: true}},
+		{name: "one plugin, json", args: []string{"calc", "--json"}, want: capabilitiesOptions{Name: "calc", JSON: true}},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s), received 2"},
-		{name: "unknown flag", args: []string{"--json"}, wantErr: errUnknownFlag},
+		{name: "unknown flag", args: []string{"--yes"}, wantErr: errUnknownFlag},
 	})
 }
 
