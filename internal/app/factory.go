@@ -29,6 +29,10 @@ type IOStreams struct {
 	InTTY  bool
 	OutTTY bool
 	ErrTTY bool
+
+	// lines is the read of In a prompt left pending (see ReadLine); In must not
+	// change once a prompt has read it (WithStdin makes a copy with another).
+	lines *lineSource
 }
 
 // CanPrompt reports whether a human can answer prompts (stdin and stdout are TTYs).
@@ -155,6 +159,7 @@ func (f *Factory) WithStdin(r io.Reader) *Factory {
 	c := *f
 	streams := *f.IO
 	streams.In = r
+	streams.lines = nil
 	c.IO = &streams
 	return &c
 }

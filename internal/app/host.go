@@ -152,6 +152,10 @@ func (h *Host) Resolve(name string) (*plugins.Plugin, error) { return h.m.Resolv
 // SafeMode reports whether HERMES_SAFE_MODE keeps every plugin from loading.
 func (h *Host) SafeMode() bool { return h.m.SafeMode() }
 
+// CachedToolNames lists the plugin tools known without starting a plugin (what
+// they registered at their last load).
+func (h *Host) CachedToolNames() []string { return h.m.CachedToolNames() }
+
 // CachedCLICommands lists the plugin CLI commands known without starting a plugin.
 func (h *Host) CachedCLICommands() ([]plugins.CachedCLICommand, []string) {
 	return h.m.CachedCLICommands()

@@ -45,6 +45,9 @@ Interactive: type a message and press Enter. Ctrl-C stops the running turn, Ctrl
 to stdout and hermes exits; plugin output and progress always go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("query") && strings.TrimSpace(opts.Query) == "" {
+				return app.FlagErrorf("-q needs a prompt, and the one given is empty: pass the text, or - to read it from standard input")
+			}
 			if opts.JSON && opts.Query == "" {
 				return &app.ExitError{Code: app.ExitUsage, Message: "Error: --json needs -q PROMPT (it prints one turn)"}
 			}
@@ -55,7 +58,7 @@ to stdout and hermes exits; plugin output and progress always go to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Query, "query", "q", "", "run one prompt and print the final answer")
+	fl.StringVarP(&opts.Query, "query", "q", "", "run one prompt and print the final answer (- reads it from standard input)")
 	fl.BoolVar(&opts.JSON, "json", false, "with -q: print the turn's messages and tool calls as JSON")
 	fl.StringVar(&opts.Resume, "resume", "", "continue the stored session `ID` where it stopped")
 	fl.StringVar(&opts.Model, "model", "", "use this model instead of model.default")
@@ -77,6 +80,13 @@ type chatSession struct {
 }
 
 func chatRun(ctx context.Context, opts *chatOptions) error {
+	if opts.Query == "-" {
+		q, err := readPrompt(ctx, opts.IO)
+		if err != nil {
+			return err
+		}
+		opts.Query = q
+	}
 	var pump *linePump
 	f := opts.Factory
 	if opts.Query == "" {

@@ -28,7 +28,11 @@ func afterEnableConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plu
 	if value == nil && len(declared) == 0 && f.IO.CanPrompt() {
 		fmt.Fprintln(f.IO.Out, "Allow this plugin to replace built-in tools (e.g. shell_exec, write_file)?")
 		fmt.Fprintln(f.IO.Out, "Only plugins you trust should get this: an override sees every call routed through that tool.")
-		value = boolPtr(f.IO.Confirm("Grant it? [y/N] "))
+		yes, err := f.IO.Confirm(ctx, "Grant it? [y/N] ")
+		if err != nil {
+			return err // interrupted: nothing is written, not even the no
+		}
+		value = boolPtr(yes)
 	}
 	if value == nil {
 		return nil
@@ -65,7 +69,11 @@ func runCapabilityConsent(ctx context.Context, f *app.Factory, m *app.Host, id s
 		sayf(w, "Non-interactive session: capabilities NOT granted (fail closed). Run `hermes plugins capabilities %s` to review and `hermes plugins enable %s` to grant interactively.\n", id, id)
 		return nil
 	}
-	if !f.IO.Confirm("  Grant these capabilities? [y/N] ") {
+	yes, err := f.IO.Confirm(ctx, "  Grant these capabilities? [y/N] ")
+	if err != nil {
+		return err
+	}
+	if !yes {
 		sayf(w, "Declined. %s stays enabled with these capabilities off; it should degrade gracefully (ctx.has_capability()).\n", id)
 		return nil
 	}

@@ -34,11 +34,16 @@ func pluginsInstallCommands(f *app.Factory) []*cobra.Command {
 	}
 }
 
-// installFail turns an installer error into the CLI's exit-1 message.
+// installFail turns an installer error into the CLI's exit-1 message, or exit 130
+// for an interrupt (it says what was left as it was).
 func installFail(err error) error {
 	var ec *app.ExitError
 	if errors.As(err, &ec) {
 		return err
+	}
+	var ie *install.InterruptedError
+	if errors.As(err, &ie) {
+		return &app.ExitError{Code: app.ExitInterrupted, Message: ie.Error()}
 	}
 	return app.Failf("Error: %v", err)
 }
@@ -52,6 +57,7 @@ type installOptions struct {
 	Identifier   string
 	Ref          string
 	Force        bool
+	Replace      bool
 	AllowRemoved bool
 	Setup        setupOptions
 }
@@ -87,6 +93,7 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Ref, "ref", "", "install exactly this commit (full 40-character `SHA`) and pin it")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "replace an existing plugin of the same name; install despite a caution scan verdict")
+	fl.BoolVar(&opts.Replace, "replace", false, "replace an existing plugin of the same name, nothing more (a caution verdict is still asked about)")
 	fl.BoolVar(&opts.Setup.Enable, "enable", false, "enable the plugin after installing (no prompt)")
 	fl.BoolVar(&opts.Setup.NoEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	fl.BoolVar(&opts.Setup.SkipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
@@ -98,7 +105,7 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 
 func pluginsInstallRun(ctx context.Context, opts *installOptions) error {
 	f := opts.Factory
-	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force}
+	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force, Replace: opts.Replace}
 	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
 	// touch the catalog (catalog.go).
 	if catalog.IsBareName(opts.Identifier) {
@@ -126,7 +133,9 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 		req.ConfirmCaution = func(rep *install.ScanReport) bool {
 			fmt.Fprintln(f.IO.Out, "⚠ Security scan flagged this plugin:")
 			fmt.Fprintln(f.IO.Out, safeText(strings.TrimRight(rep.Report, "\n")))
-			return f.IO.Confirm("  Install anyway? Only continue if you trust the source. [y/N]: ")
+			// An interrupt is a no here; the installer sees ctx end and says so.
+			yes, _ := f.IO.Confirm(ctx, "  Install anyway? Only continue if you trust the source. [y/N]: ")
+			return yes
 		}
 	}
 	res, err := in.Install(ctx, req)
@@ -166,7 +175,9 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	enable := o.Enable
 	if !o.Enable && !o.NoEnable {
 		if f.IO.CanPrompt() {
-			enable = f.IO.Confirm(fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name))
+			if enable, err = f.IO.Confirm(ctx, fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name)); err != nil {
+				return res, err
+			}
 		} else {
 			sayf(w, "Not enabled. Enable it with: hermes plugins enable %s\n", res.Name)
 		}
@@ -245,10 +256,14 @@ func promptRequiresEnv(ctx context.Context, f *app.Factory, name string, m *mani
 		var val string
 		var rerr error
 		if e.Secret || secretName(e.Name) {
-			val, rerr = app.ReadSecret(f.IO.In)
+			val, rerr = f.IO.ReadSecret(ctx)
 			fmt.Fprintln(f.IO.Out)
 		} else {
-			val, rerr = app.ReadLine(f.IO.In)
+			val, rerr = f.IO.ReadLine(ctx)
+		}
+		if ctx.Err() != nil {
+			// Interrupted: the values saved so far stay, nothing else is asked.
+			return ctx.Err()
 		}
 		val = strings.TrimRight(val, "\r\n")
 		if rerr != nil && val == "" {
@@ -308,6 +323,9 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	in, err := pluginInstaller(f)
 	if err != nil {
 		return err
+	}
+	if err := in.CheckInstalled(name); err != nil {
+		return installFail(err) // before "Updating", which would say it exists
 	}
 	w := opts.IO.Out
 	sayf(w, "Updating %s...\n", name)
@@ -461,11 +479,12 @@ type capabilitiesOptions struct {
 	Factory *app.Factory
 
 	Name string // "": every plugin that declares or holds one
+	JSON bool
 }
 
 func newCmdPluginsCapabilities(f *app.Factory, runF func(*capabilitiesOptions) error) *cobra.Command {
 	opts := &capabilitiesOptions{IO: f.IO, Factory: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "capabilities [NAME]",
 		Short: "Show the capabilities plugins declare and which are granted",
 		Args:  cobra.MaximumNArgs(1),
@@ -479,6 +498,28 @@ func newCmdPluginsCapabilities(f *app.Factory, runF func(*capabilitiesOptions) e
 			return pluginsCapabilitiesRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+// capabilityRow is one plugin of `plugins capabilities` (its --json shape).
+type capabilityRow struct {
+	Name         string          `json:"name"`
+	Source       string          `json:"source"`
+	Capabilities []capabilityUse `json:"capabilities"`
+	// Pending are the declared capabilities still waiting for consent.
+	Pending   []string `json:"pending"`
+	GrantWith string   `json:"grant_with,omitempty"`
+}
+
+type capabilityUse struct {
+	Capability string `json:"capability"`
+	Risk       string `json:"risk"`
+	Declared   bool   `json:"declared"`
+	Granted    bool   `json:"granted"`
+	// Via is how it is granted: granted_capabilities (consent) or legacy_key (a
+	// deprecated allow_* key); empty when not granted.
+	Via string `json:"via,omitempty"`
 }
 
 func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) error {
@@ -500,40 +541,68 @@ func pluginsCapabilitiesRun(ctx context.Context, opts *capabilitiesOptions) erro
 	if doc, err := m.Store().Load(); err == nil {
 		cfg = doc.Map()
 	}
-	w := opts.IO.Out
-	shown := 0
+	rows := []capabilityRow{}
 	for _, p := range list {
 		declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities)
 		effective := capability.GrantedList(cfg, p.Key)
 		if name == "" && len(declared) == 0 && len(effective) == 0 {
 			continue
 		}
-		shown++
-		sayf(w, "%s (%s)\n", p.Key, sourceLabel(provenance{}, p))
-		if len(declared) == 0 {
-			fmt.Fprintln(w, "  declared: (none)")
+		row := capabilityRow{Name: p.Key, Source: sourceLabel(provenance{}, p), Capabilities: []capabilityUse{}, Pending: []string{}}
+		use := func(c string, isDeclared bool) {
+			ok, evidence := capability.Granted(cfg, p.Key, c)
+			info, _ := capability.Lookup(c)
+			u := capabilityUse{Capability: c, Risk: info.Risk, Declared: isDeclared, Granted: ok}
+			switch {
+			case ok && strings.HasPrefix(evidence, "legacy"):
+				u.Via = "legacy_key"
+			case ok:
+				u.Via = "granted_capabilities"
+			}
+			row.Capabilities = append(row.Capabilities, u)
 		}
 		for _, c := range declared {
-			ok, evidence := capability.Granted(cfg, p.Key, c)
-			switch {
-			case !ok:
-				sayf(w, "  %s: not granted\n", c)
-			case strings.HasPrefix(evidence, "legacy"):
-				sayf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", c)
-			default:
-				sayf(w, "  %s: granted\n", c)
-			}
+			use(c, true)
 		}
 		for _, c := range effective {
 			if !contains(declared, c) {
-				sayf(w, "  %s: granted (not declared in manifest)\n", c)
+				use(c, false)
 			}
 		}
-		if len(declared) > 0 && cfg != nil && len(capability.Pending(cfg, p.Key, declared)) > 0 && p.Candidate.Source != "bundled" {
-			sayf(w, "  grant with: hermes plugins enable %s (on a terminal)\n", p.Key)
+		if len(declared) > 0 && cfg != nil && p.Candidate.Source != "bundled" {
+			if pending := capability.Pending(cfg, p.Key, declared); len(pending) > 0 {
+				row.Pending = pending
+				row.GrantWith = "hermes plugins enable " + p.Key
+			}
+		}
+		rows = append(rows, row)
+	}
+	w := opts.IO.Out
+	if opts.JSON {
+		return writeJSON(w, rows)
+	}
+	for _, r := range rows {
+		sayf(w, "%s (%s)\n", r.Name, r.Source)
+		if len(r.Capabilities) == 0 || !r.Capabilities[0].Declared {
+			fmt.Fprintln(w, "  declared: (none)")
+		}
+		for _, u := range r.Capabilities {
+			switch {
+			case !u.Declared:
+				sayf(w, "  %s: granted (not declared in manifest)\n", u.Capability)
+			case !u.Granted:
+				sayf(w, "  %s: not granted\n", u.Capability)
+			case u.Via == "legacy_key":
+				sayf(w, "  %s: granted (via legacy allow_* key — deprecated)\n", u.Capability)
+			default:
+				sayf(w, "  %s: granted\n", u.Capability)
+			}
+		}
+		if r.GrantWith != "" {
+			sayf(w, "  grant with: %s (on a terminal)\n", r.GrantWith)
 		}
 	}
-	if shown == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(w, "No plugins declare or hold capabilities.")
 	}
 	return nil

@@ -22,6 +22,7 @@ func TestNewCmdPluginsInstall(t *testing.T) {
 		{name: "ref without a value", args: []string{"owner/repo", "--ref"}, wantErr: "flag needs an argument: --ref"},
 		{name: "force", args: []string{"owner/repo", "--force"}, want: installOptions{Identifier: "owner/repo", Force: true}},
 		{name: "force short", args: []string{"-f", "owner/repo"}, want: installOptions{Identifier: "owner/repo", Force: true}},
+		{name: "replace", args: []string{"owner/repo", "--replace"}, want: installOptions{Identifier: "owner/repo", Replace: true}},
 		{name: "enable", args: []string{"owner/repo", "--enable"}, want: installOptions{Identifier: "owner/repo", Setup: setupOptions{Enable: true}}},
 		{name: "no-enable", args: []string{"owner/repo", "--no-enable"}, want: installOptions{Identifier: "owner/repo", Setup: setupOptions{NoEnable: true}}},
 		{name: "enable and no-enable", args: []string{"owner/repo", "--enable", "--no-enable"}, wantErr: errExclusive},
@@ -62,8 +63,10 @@ func TestNewCmdPluginsCapabilities(t *testing.T) {
 	checkParses(t, newCmdPluginsCapabilities, []parseCase[capabilitiesOptions]{
 		{name: "every plugin"},
 		{name: "one plugin", args: []string{"calc"}, want: capabilitiesOptions{Name: "calc"}},
+		{name: "json", args: []string{"--json"}, want: capabilitiesOptions{JSON: true}},
+		{name: "one plugin, json", args: []string{"calc", "--json"}, want: capabilitiesOptions{Name: "calc", JSON: true}},
 		{name: "two names", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s), received 2"},
-		{name: "unknown flag", args: []string{"--json"}, wantErr: errUnknownFlag},
+		{name: "unknown flag", args: []string{"--yes"}, wantErr: errUnknownFlag},
 	})
 }
 

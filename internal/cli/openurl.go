@@ -35,7 +35,7 @@ func newCmdOpenURL(f *app.Factory, runF func(*openURLOptions) error) *cobra.Comm
 		Use:   "open-url URL | --register",
 		Short: "Handle a hermes:// plugin install link (shows it and installs only after you confirm)",
 		Long: "Handles one-click plugin links from web pages and READMEs:\n\n" +
-			"  hermes://plugin/install?repo=owner/repo[&enable=1][&force=1]\n" +
+			"  hermes://plugin/install?repo=owner/repo[&enable=1][&force=1]   (force=1: replace an installed one)\n" +
 			"  hermes://plugin-agent/owner/repo   (legacy)      hermes-dev://…   (dev builds)\n\n" +
 			"It shows the repository, what will be installed and where to read the source, and installs only\n" +
 			"after an explicit yes on a terminal; without one it prints the equivalent `hermes plugins install`.\n" +
@@ -68,14 +68,14 @@ func openURLRun(ctx context.Context, opts *openURLOptions) error {
 		return registerURLHandler(ctx, opts.Factory)
 	}
 	err := openURL(ctx, opts)
-	if opts.Wait && opts.IO.CanPrompt() {
+	if opts.Wait && opts.IO.CanPrompt() && ctx.Err() == nil {
 		// Launched by the desktop in a terminal window that closes on exit.
 		if err != nil {
 			fmt.Fprintln(opts.IO.Out, safeText(errorText(err)))
 			err = app.SilentExit(app.ExitFail)
 		}
 		fmt.Fprint(opts.IO.Out, "\nPress Enter to close this window.")
-		_, _ = app.ReadLine(opts.IO.In)
+		_, _ = opts.IO.ReadLine(ctx)
 	}
 	return err
 }
@@ -91,7 +91,7 @@ func equivalentInstall(l *urlscheme.Link) string {
 		}
 	}
 	if l.Force {
-		s += " --force"
+		s += " --replace" // not --force: that also skips a caution verdict's question
 	}
 	return s
 }
@@ -122,7 +122,8 @@ func openURL(ctx context.Context, opts *openURLOptions) error {
 		fmt.Fprintln(w, "  Enable:      no (the link says enable=0)")
 	}
 	if l.Force {
-		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1)")
+		fmt.Fprintln(w, "  Replace:     an existing plugin of the same name (the link asks for force=1). That is all force=1 does:")
+		fmt.Fprintln(w, "               the scan and any confirmation it needs, the env and capability prompts and this question still apply")
 	}
 	sayf(w, "  Catalog:     %s\n", catalogNote(ctx, f, l))
 	if l.Kind != "plugin" {
@@ -133,14 +134,20 @@ func openURL(ctx context.Context, opts *openURLOptions) error {
 		return app.Failf("\nNot installed: confirming a link needs a terminal. To install it yourself, run:\n  %s", equivalentInstall(l))
 	}
 	fmt.Fprintln(w)
-	if !f.IO.Confirm(fmt.Sprintf("Install %s? [y/N]: ", l.Slug())) {
+	yes, err := f.IO.Confirm(ctx, fmt.Sprintf("Install %s? [y/N]: ", l.Slug()))
+	if err != nil {
+		return err
+	}
+	if !yes {
 		return app.Failf("Aborted — nothing installed.")
 	}
 	o := setupOptions{}
 	if l.Enable != nil {
 		o.Enable, o.NoEnable = *l.Enable, !*l.Enable
 	}
-	req := install.Request{URL: opts.CloneBase + l.Slug() + ".git", Force: l.Force}
+	// force=1 may replace an install and nothing more: a link never skips the
+	// caution question (install.Request.Force would).
+	req := install.Request{URL: opts.CloneBase + l.Slug() + ".git", Replace: l.Force}
 	_, err = installAndSetUp(ctx, f, req, o)
 	return err
 }

@@ -68,11 +68,50 @@ func TestOpenURLDeclinedOrNoTerminal(t *testing.T) {
 	if code := Run(context.Background(), app, []string{"open-url", "hermes://plugin/install?repo=" + slug + "&enable=0&force=1"}); code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if !strings.Contains(out.String(), "Not installed: confirming a link needs a terminal. To install it yourself, run:\n  hermes plugins install "+slug+" --no-enable --force") {
+	if !strings.Contains(out.String(), "Not installed: confirming a link needs a terminal. To install it yourself, run:\n  hermes plugins install "+slug+" --no-enable --replace") {
 		t.Fatalf("%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(hh, "plugins", "linked")); err == nil {
 		t.Fatal("installed without a yes")
+	}
+}
+
+// TestOpenURLForceOnlyReplaces: a link's force=1 replaces an installed plugin
+// and nothing more: a caution verdict is still asked about, and no means no.
+// Before, force=1 became install --force, which skips that question.
+func TestOpenURLForceOnlyReplaces(t *testing.T) {
+	url := makePluginRepo(t, map[string]string{"plugin.yaml": "name: linked\n", "__init__.py": "import os\n\n\ndef register(ctx):\n    os.system('ls')\n"})
+	bare := strings.TrimPrefix(url, "file://")
+	old := openURLCloneBase
+	openURLCloneBase = "file://" + filepath.Dir(filepath.Dir(bare)) + "/"
+	t.Cleanup(func() { openURLCloneBase = old })
+	slug := filepath.Base(filepath.Dir(bare)) + "/repo"
+	link := "hermes://plugin/install?repo=" + slug + "&enable=0&force=1"
+	const caution = "Install anyway? Only continue if you trust the source. [y/N]: "
+
+	app, out, hh := ttyApp(t, "y\nn\n") // yes to the link, no to the caution verdict
+	offline(app)
+	if code := Run(context.Background(), app, []string{"open-url", link}); code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if o := out.String(); !strings.Contains(o, caution) || !strings.Contains(o, "That is all force=1 does:") || strings.Contains(o, "Force-installed") {
+		t.Fatalf("output:\n%s", o)
+	}
+	if _, err := os.Stat(filepath.Join(hh, "plugins", "linked")); err == nil {
+		t.Fatal("installed after no to the caution verdict")
+	}
+	home := app.Env("HOME")
+	for i, want := range []string{"✓ Installed linked", "✓ Reinstalled linked"} {
+		app, out, _ := ttyApp(t, "y\ny\n")
+		app.Env = func(k string) string {
+			return map[string]string{"HOME": home, "HERMES_HOME": hh, "PATH": os.Getenv("PATH"), "HERMES_OFFLINE": "1"}[k]
+		}
+		if code := Run(context.Background(), app, []string{"open-url", link}); code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, code, out)
+		}
+		if o := out.String(); !strings.Contains(o, caution) || !strings.Contains(o, want) {
+			t.Fatalf("run %d: output lacks %q:\n%s", i, want, o)
+		}
 	}
 }
 

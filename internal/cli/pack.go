@@ -246,7 +246,7 @@ func reviewPack(f *app.Factory, p *pack.Pack) {
 		}
 	}
 	if len(p.Skills) > 0 {
-		sayf(w, "\nSkills listed (not installed by packs yet; install them with `hermes skills`): %s\n", strings.Join(p.Skills, ", "))
+		sayf(w, "\nSkills listed (not installed: packs do not install skills, and hermes does not manage skills yet): %s\n", strings.Join(p.Skills, ", "))
 	}
 }
 
@@ -294,14 +294,17 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 			"Review it with `hermes plugins pack show %s`, then run this command in a terminal.", src)
 	}
 	fmt.Fprintln(w)
-	if !f.IO.Confirm(fmt.Sprintf("Install %d plugin(s) from pack '%s'? [y/N] ", len(p.Plugins), p.Name)) {
+	yes, err := f.IO.Confirm(ctx, fmt.Sprintf("Install %d plugin(s) from pack '%s'? [y/N] ", len(p.Plugins), p.Name))
+	if err != nil {
+		return err
+	}
+	if !yes {
 		return app.Failf("Aborted — nothing installed.")
 	}
 	installed := map[string]bool{}
 	failed := 0
 	for i, e := range p.Plugins {
 		if ctx.Err() != nil {
-			failed += len(p.Plugins) - i
 			break
 		}
 		sayf(w, "\n[%d/%d] %s\n", i+1, len(p.Plugins), entryName(e))
@@ -324,6 +327,13 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 			req.Catalog = &ref
 		}
 		res, err := installAndSetUp(ctx, f, req, setupOptions{Enable: true})
+		if err != nil && ctx.Err() != nil {
+			// Interrupted (Ctrl-C, at a prompt or in git): stop at this plugin.
+			if res != nil {
+				installed[res.Name] = true
+			}
+			break
+		}
 		if err != nil {
 			if res != nil {
 				// Installed, but a later step (enable, consent) failed: it counts as failed.
@@ -335,6 +345,10 @@ func packInstallRun(ctx context.Context, opts *packInstallOptions) error {
 			continue
 		}
 		installed[res.Name] = true
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(w, "\nPack '%s' interrupted: %d of %d plugin(s) installed; the rest and the config seeds were left alone.\n", p.Name, len(installed), len(p.Plugins))
+		return &app.ExitError{Code: app.ExitInterrupted, Message: "interrupted"}
 	}
 	if len(p.Config) > 0 {
 		if err := applySeeds(ctx, f, p, installed); err != nil {

@@ -84,12 +84,18 @@ func Run(ctx context.Context, f *app.Factory, args []string) int {
 	// the root, cobra itself would show the help and exit 0).
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
-	if _, _, err := root.Find(args); err != nil {
+	if _, _, err := root.Find(args); err != nil && !completionRequest(args) {
 		return app.Report(ctx, f.IO.Err, &app.FlagError{Err: err})
 	}
 	err := root.ExecuteContext(ctx)
 	f.Logs().FlushSuppressed()
 	return app.Report(ctx, f.IO.Err, err)
+}
+
+// completionRequest reports whether args are a shell's completion request, whose
+// command cobra adds only as it executes (so Find cannot know it).
+func completionRequest(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }
 
 // usageErrors makes every way cobra can refuse a command line a FlagError
@@ -166,6 +172,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdOpenURL(f, nil),
 	)
 	usageErrors(root)
+	addCompletions(root, f)
 	return root
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 
 	"github.com/hermes-go/hermes/internal/home"
 )
@@ -148,32 +147,3 @@ func (e *lockTimeoutError) Error() string {
 }
 
 func (e *lockTimeoutError) Unwrap() error { return e.err }
-
-// writeAtomic writes data to a temp file in path's directory, fsyncs it and renames it
-// over path, then fsyncs the directory. keepMode keeps an existing file's permissions;
-// otherwise, and for new files, perm applies.
-func writeAtomic(path string, data []byte, perm os.FileMode, keepMode bool) error {
-	opts := []renameio.Option{
-		renameio.WithTempDir(filepath.Dir(path)),
-		renameio.WithStaticPermissions(perm),
-	}
-	if keepMode {
-		opts = append(opts, renameio.WithExistingPermissions())
-	}
-	pf, err := renameio.NewPendingFile(path, opts...)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = pf.Cleanup() }()
-	if _, err := pf.Write(data); err != nil {
-		return err
-	}
-	if err := pf.CloseAtomicallyReplace(); err != nil {
-		return err
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = dir.Sync() // best effort: makes the rename itself durable
-		_ = dir.Close()
-	}
-	return nil
-}

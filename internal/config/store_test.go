@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(helperPathEnv); path != "" {
 		os.Exit(helperAppend(path, strings.Split(os.Getenv(helperItemsEnv), ",")))
 	}
+	if path := os.Getenv(helperStallEnv); path != "" {
+		helperStallBeforeRename(path)
+	}
 	goleak.VerifyTestMain(m)
 }
 

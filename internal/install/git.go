@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
@@ -52,6 +53,7 @@ func (e *GitError) Unwrap() error { return e.Err }
 // passEnv are the variables git may see from the user's environment.
 var passEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "XDG_CONFIG_HOME",
+	"GIT_CONFIG_GLOBAL", // the user's global config, read instead of ~/.gitconfig (credential helpers)
 	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
 	"GIT_SSL_NO_VERIFY", "GIT_PROXY_COMMAND", "GIT_TRACE", "GIT_CURL_VERBOSE",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY", "all_proxy",
@@ -127,6 +129,15 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 	}
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, g.bin(), full...)
+	// git runs helpers (git-remote-https, ssh, upload-pack) that would outlive a
+	// kill of git alone and keep its pipes open: an interrupt kills the group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return err
+		}
+		return nil
+	}
 	cmd.Dir = dir
 	cmd.Env = g.environ(extraEnv)
 	cmd.WaitDelay = 5 * time.Second

@@ -88,8 +88,13 @@ type Request struct {
 	Subdir     string
 	// Ref pins a full 40-hex commit; "" installs the default branch (or keeps an
 	// existing pin for the same source).
-	Ref   string
+	Ref string
+	// Force replaces an existing plugin of the same name and installs despite a
+	// caution verdict (--force).
 	Force bool
+	// Replace replaces an existing plugin of the same name and does nothing more
+	// (--replace, a hermes:// link's force=1): a caution verdict is still asked about.
+	Replace bool
 	// Catalog and AllowRemoved are provenance recorded in the metadata row.
 	Catalog      *CatalogRef
 	AllowRemoved bool
@@ -149,8 +154,14 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 }
 
 // Install fetches, checks, scans and publishes one plugin. On any error nothing is
-// left behind: the plugins directory and metadata are as they were.
+// left behind: the plugins directory and metadata are as they were. When ctx is
+// cancelled (Ctrl-C) the error is an *InterruptedError.
 func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) {
+	res, err := in.install(ctx, req)
+	return res, interrupted(ctx, err, "nothing was installed.")
+}
+
+func (in *Installer) install(ctx context.Context, req Request) (*Result, error) {
 	ref := ""
 	if req.Ref != "" {
 		var err error
@@ -241,7 +252,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 
 	target := res.Dir
 	if exists(target) {
-		if !req.Force {
+		if !req.Force && !req.Replace {
 			return nil, userErr("Plugin '%s' already exists. Use force reinstall (--force) or run `hermes plugins update %s`.", name, name)
 		}
 		if old, ok := md.Rows[name]; ok && old.Pinned && req.Ref == "" && ref == "" {

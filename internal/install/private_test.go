@@ -208,3 +208,24 @@ func TestCredentialSourcesOrder(t *testing.T) {
 		t.Fatal("ssh source got credential lookups")
 	}
 }
+
+// TestCredentialHelperFromGitConfigGlobal: a helper in the file GIT_CONFIG_GLOBAL
+// names (where git reads the user's global config instead of ~/.gitconfig) is
+// used as one in ~/.gitconfig is. Before, hermes dropped the variable with the
+// other GIT_* ones and git never saw that file.
+func TestCredentialHelperFromGitConfigGlobal(t *testing.T) {
+	const token = "global-config-helper-token"
+	repo, _ := newRepo(t, pluginFiles("global-helper-plugin"))
+	url, _ := privateServer(t, repo, token)
+	global := filepath.Join(t.TempDir(), "my-gitconfig")
+	os.WriteFile(global, []byte("[credential]\n\thelper = \"!f() { echo username=someone; echo password="+token+"; }; f\"\n"), 0o600)
+	in, log := newInstaller(t, testEnv(t, map[string]string{"GIT_CONFIG_GLOBAL": global}))
+	res, err := in.Install(bg, Request{Identifier: url})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	noLeak(t, token, filepath.Dir(in.PluginsDir), log.String())
+	if cfg, _ := os.ReadFile(filepath.Join(res.Dir, ".git", "config")); strings.Contains(string(cfg), "someone") {
+		t.Fatalf(".git/config holds credentials:\n%s", cfg)
+	}
+}

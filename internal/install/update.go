@@ -53,10 +53,31 @@ func (in *Installer) notInstalled(name string) error {
 	return &NotInstalledError{Name: name, Dir: in.PluginsDir, Installed: Installed(in.PluginsDir)}
 }
 
+// CheckInstalled reports a *NotInstalledError when no plugin folder has this name,
+// so a caller can say so before it announces an update. Update checks again
+// under the lock.
+func (in *Installer) CheckInstalled(name string) error {
+	if !safeName(name) || !isDir(filepath.Join(in.PluginsDir, name)) {
+		return in.notInstalled(name)
+	}
+	return nil
+}
+
 // Update pulls a git-installed plugin fast-forward on its branch. Local edits are
 // stashed first and re-applied afterwards; on conflict they stay in the stash. The
 // updated tree is rescanned; the caller acts on the verdict (dangerous → disable).
+// When ctx is cancelled (Ctrl-C) the error is an *InterruptedError and the checkout
+// is as it was.
 func (in *Installer) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error) {
+	pulled := false
+	res, err := in.update(ctx, req, &pulled)
+	if !pulled {
+		err = interrupted(ctx, err, "the plugin was not updated.")
+	}
+	return res, err
+}
+
+func (in *Installer) update(ctx context.Context, req UpdateRequest, pulled *bool) (*UpdateResult, error) {
 	if !safeName(req.Name) {
 		return nil, in.notInstalled(req.Name)
 	}
@@ -109,6 +130,9 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) (*UpdateResu
 		return err
 	})
 	res.GitOutput = out
+	if pullErr != nil && ctx.Err() != nil {
+		return nil, in.interruptedUpdate(ctx, dir, res.Before, stashed)
+	}
 	if pullErr != nil {
 		msg := "git pull --ff-only failed:\n" + gitMessage(pullErr)
 		if stashed {
@@ -116,6 +140,11 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) (*UpdateResu
 		}
 		return nil, &Error{Msg: msg}
 	}
+	// Past the pull the update finishes even if interrupted now: what is left is
+	// local and quick, and stopping would leave a new checkout unrecorded and
+	// unscanned (a second Ctrl-C still ends hermes at once).
+	*pulled = true
+	ctx = context.WithoutCancel(ctx)
 	if stashed {
 		res.Notes = append(res.Notes, in.reapply(ctx, dir, false))
 	}

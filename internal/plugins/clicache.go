@@ -18,7 +18,8 @@ import (
 // plugins run, but `hermes --help` should list them without starting any plugin.
 // So every load records, per plugin, the commands it registered, stamped with the
 // state of the files that define the plugin; help lists the recorded commands of
-// the plugins whose stamp still matches.
+// the plugins whose stamp still matches. Shell completion reads the tool names
+// recorded the same way.
 
 const cliCacheFile = "cli-commands.json"
 
@@ -29,6 +30,7 @@ type cliCache struct {
 type cliCacheEntry struct {
 	Stamp    string                    `json:"stamp"`
 	Commands []registry.CLICommandInfo `json:"commands"`
+	Tools    []string                  `json:"tools,omitempty"`
 }
 
 // CachedCLICommand is a plugin CLI command recorded at the plugin's last load.
@@ -111,9 +113,12 @@ func (m *Manager) rememberCLICommands(started []*Plugin) {
 			delete(next.Plugins, p.Key)
 			continue
 		}
-		cmds := append([]registry.CLICommandInfo{}, p.Snapshot().CLICommands...)
+		snap := p.Snapshot()
+		cmds := append([]registry.CLICommandInfo{}, snap.CLICommands...)
 		sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
-		next.Plugins[p.Key] = cliCacheEntry{Stamp: pluginStamp(p, m.opts.HostVersion), Commands: cmds}
+		tools := append([]string(nil), snap.Tools...)
+		sort.Strings(tools)
+		next.Plugins[p.Key] = cliCacheEntry{Stamp: pluginStamp(p, m.opts.HostVersion), Commands: cmds, Tools: tools}
 	}
 	body, err := json.Marshal(next)
 	if err != nil {
@@ -151,4 +156,24 @@ func (m *Manager) CachedCLICommands() (cmds []CachedCLICommand, unknown []string
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return cmds, unknown
+}
+
+// CachedToolNames returns, without starting any plugin, the names of the tools
+// the plugins that would load registered the last time they loaded; for a plugin
+// not loaded since it changed, the tools its manifest says it provides.
+func (m *Manager) CachedToolNames() []string {
+	cache, _ := m.readCLICache()
+	var names []string
+	for _, p := range m.Plugins() {
+		if !p.Decision.Starts() || m.SafeMode() {
+			continue
+		}
+		if e, ok := cache.Plugins[p.Key]; ok && e.Stamp == pluginStamp(p, m.opts.HostVersion) {
+			names = append(names, e.Tools...)
+		} else if p.Candidate.Manifest != nil {
+			names = append(names, p.Candidate.Manifest.ProvidesTools...)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
