@@ -310,6 +310,9 @@ func pluginsInfoRun(ctx context.Context, opts *infoOptions) error {
 			m.Close()
 		}
 		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", name)
+		if k, ok := c.RemovedFor(name, ""); ok {
+			msg = fmt.Sprintf("Error: '%s' was removed from the Hermes plugin catalog%s\nThe catalog no longer lists it, and it is not installed.", name, k.Why())
+		}
 		for i, s := range le.Candidates {
 			if i == 0 {
 				msg += "\nDid you mean:"
@@ -426,8 +429,9 @@ func registersSummary(e *catalog.Entry) string {
 // catalogInstallRequest turns a bare catalog name into the install request for the
 // entry's repo[#subdir] at its pinned SHA, with provenance for the metadata row. An
 // explicit --ref wins and is recorded as a custom pin (catalog.pin ≠ catalog.sha).
-// Unknown and ambiguous names, and names on the kill list without --allow-removed,
-// are refused before anything is fetched.
+// Unknown and ambiguous names are refused before anything is fetched; so are names
+// on the kill list without --allow-removed, by the installer, which is given the
+// kill list of the catalog just loaded.
 func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Request, error) {
 	f, name := o.Factory, o.Identifier
 	c, err := f.Catalog(ctx, false)
@@ -436,13 +440,13 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 	}
 	e, err := c.Lookup(name)
 	if err != nil {
-		return install.Request{}, app.Failf("Error: %v", err)
-	}
-	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
-		if !o.AllowRemoved {
-			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", e.Name, dateSuffix(k.Date), orDefault(k.Reason, "no reason given"))
+		if le := (*catalog.LookupError)(nil); errors.As(err, &le) && !le.Ambiguous {
+			if k, ok := c.RemovedFor(name, ""); ok {
+				// Taken out of the catalog: say so, not "unknown name".
+				return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s\nThe catalog no longer lists it, so there is nothing to install by that name.", name, k.Why())
+			}
 		}
-		f.Warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
+		return install.Request{}, app.Failf("Error: %v", err)
 	}
 	ref := e.Ref
 	if o.Ref != "" {
@@ -461,7 +465,7 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 		fmt.Fprintf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
 	}
 	return install.Request{
-		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved,
+		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved, KillList: c.Removed,
 		Catalog: &install.CatalogRef{Name: e.Name, Repo: e.GitURL(), Tier: tier, Pin: ref, SHA: e.Ref},
 	}, nil
 }

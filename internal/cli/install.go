@@ -91,14 +91,14 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 	fl.BoolVar(&opts.Setup.NoEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	fl.BoolVar(&opts.Setup.SkipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
 	fl.BoolVar(&opts.Setup.NoGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
-	fl.BoolVar(&opts.AllowRemoved, "allow-removed", false, "install a catalog name even though it is on the catalog's kill list")
+	fl.BoolVar(&opts.AllowRemoved, "allow-removed", false, "install even though the catalog's kill list names the plugin (recorded, so it loads)")
 	cmd.MarkFlagsMutuallyExclusive("enable", "no-enable")
 	return cmd
 }
 
 func pluginsInstallRun(ctx context.Context, opts *installOptions) error {
 	f := opts.Factory
-	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force}
+	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force, AllowRemoved: opts.AllowRemoved}
 	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
 	// touch the catalog (catalog.go).
 	if catalog.IsBareName(opts.Identifier) {
@@ -120,6 +120,11 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	in, err := pluginInstaller(f)
 	if err != nil {
 		return nil, err
+	}
+	if req.KillList == nil {
+		// Installing from a source: the kill list as loading will judge the plugin
+		// (cached catalog and seed), so what installs also loads; no fetch.
+		req.KillList = f.KillList()
 	}
 	req.ScanDisabled = req.ScanDisabled || !f.ScanOnInstall()
 	if f.IO.CanPrompt() && req.ConfirmCaution == nil {
@@ -309,6 +314,18 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if err != nil {
 		return err
 	}
+	// Discovery first: the kill list (as loading judges it) and the plugin's key.
+	m, err := f.Host(ctx)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, rerr := m.Resolve(name)
+	if rerr != nil {
+		rerr = app.Failf("%v", rerr)
+	} else if killed(p) {
+		return removedError(p, "was not updated")
+	}
 	w := opts.IO.Out
 	fmt.Fprintf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})
@@ -324,7 +341,6 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if err != nil {
 		return installFail(err)
 	}
-	m, p, rerr := resolveInstalled(ctx, f, name)
 	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe {
 		fmt.Fprintln(w, "⚠ Security scan flagged the updated plugin:")
 		fmt.Fprintln(w, strings.TrimRight(res.Scan.Report, "\n"))

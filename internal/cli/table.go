@@ -33,7 +33,7 @@ func (t *table) status(s string) string {
 	switch s {
 	case "enabled":
 		return t.paint(ansiGreen, s)
-	case "disabled":
+	case "disabled", "removed":
 		return t.paint(ansiRed, s)
 	default:
 		return t.paint(ansiYellow, s)
