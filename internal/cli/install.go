@@ -297,7 +297,11 @@ func newCmdPluginsUpdate(f *app.Factory, runF func(*updateOptions) error) *cobra
 	return &cobra.Command{
 		Use:   "update NAME",
 		Short: "Pull the latest commit of a git-installed plugin (local edits are autostashed and re-applied)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Update a plugin installed from git: pull its branch fast-forward, stashing local edits and\n" +
+			"re-applying them. A plugin pinned with --ref is refused. A plugin installed by catalog name is\n" +
+			"re-pinned to the commit the catalog lists now; if that commit declares tools or hooks the\n" +
+			"installed one does not, you confirm on a terminal first (without one it is not applied).",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -327,6 +331,9 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 		return removedError(p, "was not updated")
 	}
 	w := opts.IO.Out
+	if row, ok, err := in.Row(name); err == nil && ok && row.Pinned && row.Catalog != nil && row.Catalog.Name != "" {
+		return updateFromCatalog(ctx, f, in, m, p, name, row)
+	}
 	fmt.Fprintf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})
 	if err != nil && res == nil {
@@ -365,8 +372,14 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if rerr != nil || res.Manifest == nil {
 		return nil
 	}
-	// Capabilities the update newly declares stay off until consented.
-	declared := capability.KnownOnly(res.Manifest.Capabilities)
+	return updateConsent(ctx, f, m, p, res.Manifest)
+}
+
+// updateConsent asks for the capabilities an update newly declares, which stay
+// off until consented.
+func updateConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plugins.Plugin, mf *manifest.Manifest) error {
+	w := f.IO.Out
+	declared := capability.KnownOnly(mf.Capabilities)
 	if len(declared) == 0 {
 		return nil
 	}

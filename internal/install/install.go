@@ -100,6 +100,13 @@ type Request struct {
 	// row records allow_removed, which lets it load.
 	KillList     catalog.KillList
 	AllowRemoved bool
+	// Replaces names the installed plugin this install updates (a catalog
+	// install re-pinned to the catalog's new commit): it must exist, the new
+	// tree must carry the same name, and ConfirmGrowth is asked when the new
+	// manifest declares tools or hooks the installed one does not; nil, or a no,
+	// leaves everything as it was (*NotAppliedError).
+	Replaces      string
+	ConfirmGrowth func(g Growth) bool
 	// ScanDisabled skips the scan (plugins.scan_on_install: false).
 	ScanDisabled bool
 	// ConfirmCaution is asked when the scan says caution and Force is not set; nil
@@ -194,6 +201,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err := checkKillList(req, res, "", src); err != nil {
 		return nil, err
 	}
+	if req.Replaces != "" && (!safeName(req.Replaces) || !isDir(filepath.Join(in.PluginsDir, req.Replaces))) {
+		return nil, in.notInstalled(req.Replaces)
+	}
 	if src.Insecure() {
 		in.logf("Warning: using insecure/local URL scheme (%s); prefer https:// or ssh for plugins from others.", strings.SplitN(src.URL, "://", 2)[0])
 	}
@@ -261,13 +271,18 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 
 	target := res.Dir
 	if exists(target) {
-		if !req.Force {
+		if !req.Force && req.Replaces == "" {
 			return nil, userErr("Plugin '%s' already exists. Use force reinstall (--force) or run `hermes plugins update %s`.", name, name)
 		}
 		if old, ok := md.Rows[name]; ok && old.Pinned && req.Ref == "" && ref == "" {
 			return nil, userErr("Plugin '%s' is pinned. Reinstall it with an explicit --ref <40-character commit SHA> to change its source or revision.", name)
 		}
 		res.Replaced = true
+	}
+	if req.Replaces != "" {
+		if err := confirmGrowth(req, name, target, m); err != nil {
+			return nil, err
+		}
 	}
 	// allow_removed records a deliberate bypass only: a plugin the kill list did
 	// not name when it was installed must not load if it is removed later.
