@@ -232,6 +232,27 @@ func (c *Catalog) Source() string {
 	return s
 }
 
+// SourceOf is where results came from: the source of the part that listed them
+// (the less fresh of the two when both did). With no results it is Source(), the
+// whole of what was searched.
+func (c *Catalog) SourceOf(results []Result) string {
+	var fromCatalog, fromIndex bool
+	for _, r := range results {
+		if r.Entry.Origin == OriginIndex {
+			fromIndex = true
+		} else {
+			fromCatalog = true
+		}
+	}
+	switch {
+	case fromIndex && !fromCatalog:
+		return or(c.IndexSource, SourceSeed)
+	case fromCatalog && !fromIndex:
+		return or(c.CatalogSource, SourceSeed)
+	}
+	return c.Source()
+}
+
 // RemovedFor reports the kill-list row matching a name or a repository (URL or
 // owner/name), if any.
 func (c *Catalog) RemovedFor(name, repo string) (Removed, bool) {

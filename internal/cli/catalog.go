@@ -94,7 +94,7 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 	results := c.Search(term, opts.Capability)
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defer out.Flush()
-	src := c.Source()
+	src := c.SourceOf(results)
 	if opts.JSON {
 		return writeSearchJSON(out, c, term, results)
 	}
@@ -132,7 +132,8 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 }
 
 // writeSearchJSON writes upstream's {"source","query","results","note"} (plus
-// "sources"), indented like writeJSON, one result at a time through reused buffers:
+// "sources": where each part came from; "source" is where the results came
+// from), indented like writeJSON, one result at a time through reused buffers:
 // a thousand hits would otherwise build the whole document in fresh memory three
 // times over (value, encoding, indentation), which costs more than the search.
 func writeSearchJSON(w io.Writer, c *catalog.Catalog, term string, results []catalog.Result) error {
@@ -145,7 +146,7 @@ func writeSearchJSON(w io.Writer, c *catalog.Catalog, term string, results []cat
 		return strings.TrimRight(buf.String(), "\n")
 	}
 	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"sources\": {\n    \"catalog\": %s,\n    \"index\": %s\n  },\n  \"query\": %s,\n  \"results\": [",
-		str(c.Source()), str(c.CatalogSource), str(c.IndexSource), str(term))
+		str(c.SourceOf(results)), str(c.CatalogSource), str(c.IndexSource), str(term))
 	enc.SetIndent("    ", "  ")
 	for i, r := range results {
 		buf.Reset()
@@ -378,7 +379,7 @@ func writeEntryInfo(w io.Writer, c *catalog.Catalog, e *catalog.Entry, bySource 
 		list("Env vars", e.Env)
 		fmt.Fprintf(w, "\n%s\n", registersSummary(e))
 	}
-	field("Source", c.Source())
+	field("Source", c.SourceOf([]catalog.Result{{Entry: e}}))
 	fmt.Fprintln(w)
 	if bySource {
 		fmt.Fprintf(w, "Install:      hermes plugins install %s --ref %s\n", e.Identifier(), e.Ref)
