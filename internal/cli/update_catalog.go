@@ -33,7 +33,7 @@ func updateFromCatalog(ctx context.Context, f *app.Factory, in *install.Installe
 		names = append(names, p.Candidate.Manifest.Name)
 	}
 	if k, ok := c.Removed.Match(names, row.Source); ok && !row.AllowRemoved {
-		return removedFail(name, k.Date, k.ReasonText(), listed, "was not updated")
+		return removedFail(name, k.Date, k.ReasonText(), row.Source, "was not updated")
 	}
 	e, err := c.Lookup(listed)
 	if err != nil {

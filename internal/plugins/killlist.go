@@ -65,10 +65,9 @@ func removals(cacheDir string, cands []*discovery.Candidate, read metadataFiles)
 		if !ok {
 			continue
 		}
+		// Source is the git source even for a catalog install: the catalog may no
+		// longer list the name, and a deliberate reinstall need not go through it.
 		r := discovery.Removal{Reason: k.Reason, Date: k.Date, Allowed: row.AllowRemoved, Source: row.Source}
-		if hasRow && row.Catalog != nil && row.Catalog.Name != "" {
-			r.Source = row.Catalog.Name
-		}
 		if out == nil {
 			out = map[string]discovery.Removal{}
 		}

@@ -67,7 +67,7 @@ func TestRemovals(t *testing.T) {
 	}
 	got := removals(cacheDir, cands, metadataFiles{})
 	want := map[string]discovery.Removal{
-		"relay":   {Reason: "renamed fork", Source: "old-relay"},
+		"relay":   {Reason: "renamed fork", Source: "https://example.com/relay#plugins/relay"},
 		"actor":   {Reason: "typosquat", Source: "https://github.com/bad/actor.git"},
 		"kept":    {Reason: "leaked tokens", Date: "2026-09-01", Allowed: true, Source: "https://example.com/kept"},
 		"renamed": {Reason: "leaked tokens", Date: "2026-09-01", Source: "https://example.com/r"},

@@ -22,8 +22,8 @@ type Removal struct {
 	// Allowed: the user installed it deliberately despite the kill list
 	// (--allow-removed, the install metadata's allow_removed), so it loads.
 	Allowed bool
-	// Source is what to reinstall it from (its catalog name or git source), ""
-	// when nothing recorded where it came from.
+	// Source is the git source to reinstall it from, "" when nothing recorded
+	// where it came from.
 	Source string
 }
 
