@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
@@ -148,6 +149,10 @@ func (h *Host) Plugins() []*plugins.Plugin { return h.m.Plugins() }
 
 // Resolve finds a plugin by key, manifest name or unique leaf name.
 func (h *Host) Resolve(name string) (*plugins.Plugin, error) { return h.m.Resolve(name) }
+
+// InstallMetadata returns the install metadata files discovery already read, by
+// path (nil: missing or unreadable), so a verb that shows them parses none twice.
+func (h *Host) InstallMetadata() map[string]*install.Metadata { return h.m.InstallMetadata() }
 
 // SafeMode reports whether HERMES_SAFE_MODE keeps every plugin from loading.
 func (h *Host) SafeMode() bool { return h.m.SafeMode() }

@@ -115,6 +115,16 @@ func (f *Factory) Catalog(ctx context.Context, refresh bool) (*catalog.Catalog, 
 	return c, nil
 }
 
+// KillList is the catalog's kill list as loading plugins reads it: the cached
+// catalog at any age and the seed, never the network.
+func (f *Factory) KillList() catalog.KillList {
+	h, err := f.Home()
+	if err != nil {
+		return catalog.LoadKillList("")
+	}
+	return catalog.LoadKillList(h.CacheDir())
+}
+
 // Sessions opens state.db. With mustExist, a missing file is reported as nil
 // without creating it, so read-only commands leave HERMES_HOME alone.
 func (f *Factory) Sessions(ctx context.Context, mustExist bool) (*session.Store, error) {

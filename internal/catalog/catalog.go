@@ -119,20 +119,12 @@ func (e *Entry) Capabilities() []string {
 	return out
 }
 
-// Removed is one kill-list row of the curated catalog.
-type Removed struct {
-	Name   string
-	Repo   string
-	Reason string
-	Date   string
-}
-
 // Catalog is both sources merged. Entries read from a cache snapshot stay encoded
 // until a search or lookup needs them (see snapshot.go); All decodes everything.
 type Catalog struct {
 	entries []Entry
 	lazy    []*lazyIndex
-	Removed []Removed
+	Removed KillList
 	// CatalogSource and IndexSource say where each part was read from.
 	CatalogSource, IndexSource string
 	// Warnings are unreadable caches and failed fetches, one sentence each.
@@ -240,28 +232,31 @@ func (c *Catalog) Source() string {
 	return s
 }
 
-// normRepo is the kill list's repo comparison: trimmed, no trailing slash or .git,
-// lower-case; GitHub shorthand and URLs compare equal.
-func normRepo(r string) string {
-	r = strings.ToLower(strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(r), "/"), ".git"))
-	r = strings.TrimPrefix(r, "https://github.com/")
-	r = strings.TrimPrefix(r, "http://github.com/")
-	return r
+// SourceOf is where results came from: the source of the part that listed them
+// (the less fresh of the two when both did). With no results it is Source(), the
+// whole of what was searched.
+func (c *Catalog) SourceOf(results []Result) string {
+	var fromCatalog, fromIndex bool
+	for _, r := range results {
+		if r.Entry.Origin == OriginIndex {
+			fromIndex = true
+		} else {
+			fromCatalog = true
+		}
+	}
+	switch {
+	case fromIndex && !fromCatalog:
+		return or(c.IndexSource, SourceSeed)
+	case fromCatalog && !fromIndex:
+		return or(c.CatalogSource, SourceSeed)
+	}
+	return c.Source()
 }
 
 // RemovedFor reports the kill-list row matching a name or a repository (URL or
 // owner/name), if any.
 func (c *Catalog) RemovedFor(name, repo string) (Removed, bool) {
-	n, r := strings.ToLower(strings.TrimSpace(name)), normRepo(repo)
-	for _, k := range c.Removed {
-		if n != "" && strings.ToLower(k.Name) == n {
-			return k, true
-		}
-		if r != "" && k.Repo != "" && normRepo(k.Repo) == r {
-			return k, true
-		}
-	}
-	return Removed{}, false
+	return c.Removed.Match([]string{name}, repo)
 }
 
 // LookupError is a bare name that resolves to nothing or to several entries.

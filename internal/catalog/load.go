@@ -52,6 +52,11 @@ const EnvOffline = "HERMES_OFFLINE"
 //go:embed seed.json
 var seedCatalog []byte
 
+// seedIndex is upstream's own community-index seed (see its _comment).
+//
+//go:embed seed_index.json
+var seedIndex []byte
+
 // Seed returns the catalog embedded in the binary (our own curated file).
 func Seed() ([]Entry, []Removed) {
 	e, r, _, err := ParseCatalog(seedCatalog)
@@ -59,6 +64,16 @@ func Seed() ([]Entry, []Removed) {
 		panic("catalog: embedded seed is invalid: " + err.Error())
 	}
 	return e, r
+}
+
+// SeedIndex returns the community-index entries embedded in the binary: those
+// upstream ships in its own seed, so the names its documents use resolve offline.
+func SeedIndex() []Entry {
+	e, _, err := ParseIndex(seedIndex)
+	if err != nil {
+		panic("catalog: embedded index seed is invalid: " + err.Error())
+	}
+	return e
 }
 
 // Loader reads both sources through fresh cache → remote → stale cache → seed.
@@ -147,7 +162,7 @@ func (l *Loader) Load(ctx context.Context) *Catalog {
 		cat = &part{entries: seedEntries}
 	}
 	if idx == nil {
-		idx = &part{}
+		idx = &part{entries: SeedIndex()}
 	}
 	c.CatalogSource, c.IndexSource = catRes.source, idxRes.source
 	c.Warnings = append(catRes.warnings, idxRes.warnings...)

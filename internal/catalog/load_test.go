@@ -147,9 +147,9 @@ func TestLoadBadRemotes(t *testing.T) {
 			if time.Since(start) > 5*time.Second {
 				t.Fatalf("took %v: the timeout did not hold", time.Since(start))
 			}
-			// Nothing usable: the seed, and a warning saying why.
+			// Nothing usable: the seeds, and a warning saying why.
 			seed, _ := Seed()
-			if c.Source() != SourceSeed || c.Len() != len(seed) {
+			if c.Source() != SourceSeed || c.Len() != len(seed)+len(SeedIndex()) {
 				t.Fatalf("source %s entries %s", c.Source(), names(c))
 			}
 			if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0], tc.want) {
@@ -318,5 +318,25 @@ func TestFailedFetchBackoff(t *testing.T) {
 	l.Now = func() time.Time { return time.Now().Add(11 * time.Minute) }
 	if l.Load(ctx); hits.Load() != 7 {
 		t.Fatalf("retried after the pause: hits %d", hits.Load())
+	}
+}
+
+// Upstream's own seed entries ship in the binary: its documents' names resolve
+// offline, from the index seed.
+func TestSeedIndexOffline(t *testing.T) {
+	if n := len(SeedIndex()); n != 6 {
+		t.Fatalf("index seed has %d entries, want upstream's 6", n)
+	}
+	c := (&Loader{CacheDir: t.TempDir(), Offline: true}).Load(context.Background())
+	e, err := c.Lookup("hermes-media-studio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Origin != OriginIndex || e.GitURL() != "https://github.com/NousResearch/hermes-media-studio.git" ||
+		e.Ref != "e8d59971d2b7901405b39dac7b03bdd616272d0d" {
+		t.Fatalf("entry %+v", e)
+	}
+	if c.IndexSource != SourceSeed || c.CatalogSource != SourceSeed {
+		t.Fatalf("sources %q %q", c.CatalogSource, c.IndexSource)
 	}
 }

@@ -313,22 +313,31 @@ func ParseCatalog(data []byte) ([]Entry, []Removed, []string, error) {
 		}
 		out = append(out, e)
 	}
-	var removed []Removed
-	if len(doc.Removed) > 0 && string(doc.Removed) != "null" {
-		var rr []json.RawMessage
-		if err := json.Unmarshal(doc.Removed, &rr); err != nil {
-			warns = append(warns, `catalog "removed" is not a list; ignored`)
-		}
-		for i, raw := range rr {
-			var r removedRow
-			if err := json.Unmarshal(raw, &r); err != nil || (strings.TrimSpace(r.Name) == "" && strings.TrimSpace(r.Repo) == "") {
-				warns = append(warns, fmt.Sprintf("catalog removed row #%d ignored: it needs a name or a repo", i+1))
-				continue
-			}
-			removed = append(removed, Removed{Name: strings.TrimSpace(r.Name), Repo: strings.TrimSpace(r.Repo), Reason: r.Reason, Date: r.Date})
-		}
+	removed, rwarns := parseRemoved(doc.Removed)
+	return out, removed, append(warns, rwarns...), nil
+}
+
+// parseRemoved reads the catalog's "removed" list; rows without a name or a repo
+// are skipped with a warning.
+func parseRemoved(list json.RawMessage) ([]Removed, []string) {
+	if len(list) == 0 || string(list) == "null" {
+		return nil, nil
 	}
-	return out, removed, warns, nil
+	var removed []Removed
+	var warns []string
+	var rr []json.RawMessage
+	if err := json.Unmarshal(list, &rr); err != nil {
+		warns = append(warns, `catalog "removed" is not a list; ignored`)
+	}
+	for i, raw := range rr {
+		var r removedRow
+		if err := json.Unmarshal(raw, &r); err != nil || (strings.TrimSpace(r.Name) == "" && strings.TrimSpace(r.Repo) == "") {
+			warns = append(warns, fmt.Sprintf("catalog removed row #%d ignored: it needs a name or a repo", i+1))
+			continue
+		}
+		removed = append(removed, Removed{Name: strings.TrimSpace(r.Name), Repo: strings.TrimSpace(r.Repo), Reason: r.Reason, Date: r.Date})
+	}
+	return removed, warns
 }
 
 func catalogRow(raw json.RawMessage) (Entry, error) {

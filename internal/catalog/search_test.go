@@ -81,3 +81,34 @@ func BenchmarkSearch10k(b *testing.B) {
 		Search(entries, "telegrm", "")
 	}
 }
+
+func TestSourceOf(t *testing.T) {
+	c := NewCatalog([]Entry{
+		{Name: "cur", Origin: OriginCatalog},
+		{Name: "idx", Origin: OriginIndex},
+	}, nil)
+	c.CatalogSource, c.IndexSource = SourceSeed, SourceRemote
+	all := c.Search("", "")
+	var cur, idx []Result
+	for _, r := range all {
+		if r.Entry.Origin == OriginIndex {
+			idx = append(idx, r)
+		} else {
+			cur = append(cur, r)
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		results []Result
+		want    string
+	}{
+		{"index results", idx, SourceRemote},
+		{"catalog results", cur, SourceSeed},
+		{"both", all, SourceSeed},
+		{"none", nil, SourceSeed},
+	} {
+		if got := c.SourceOf(tt.results); got != tt.want {
+			t.Errorf("%s: SourceOf = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

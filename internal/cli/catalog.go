@@ -95,7 +95,7 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 	results := c.Search(term, opts.Capability)
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defer out.Flush()
-	src := c.Source()
+	src := c.SourceOf(results)
 	if opts.JSON {
 		return writeSearchJSON(out, c, term, results)
 	}
@@ -133,7 +133,8 @@ func pluginsSearchRun(ctx context.Context, opts *searchOptions) error {
 }
 
 // writeSearchJSON writes upstream's {"source","query","results","note"} (plus
-// "sources"), indented like writeJSON, one result at a time through reused buffers:
+// "sources": where each part came from; "source" is where the results came
+// from), indented like writeJSON, one result at a time through reused buffers:
 // a thousand hits would otherwise build the whole document in fresh memory three
 // times over (value, encoding, indentation), which costs more than the search.
 func writeSearchJSON(out io.Writer, c *catalog.Catalog, term string, results []catalog.Result) error {
@@ -148,7 +149,7 @@ func writeSearchJSON(out io.Writer, c *catalog.Catalog, term string, results []c
 		return strings.TrimRight(buf.String(), "\n")
 	}
 	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"sources\": {\n    \"catalog\": %s,\n    \"index\": %s\n  },\n  \"query\": %s,\n  \"results\": [",
-		str(c.Source()), str(c.CatalogSource), str(c.IndexSource), str(term))
+		str(c.SourceOf(results)), str(c.CatalogSource), str(c.IndexSource), str(term))
 	enc.SetIndent("    ", "  ")
 	for i, r := range results {
 		buf.Reset()
@@ -315,6 +316,9 @@ func pluginsInfoRun(ctx context.Context, opts *infoOptions) error {
 			m.Close()
 		}
 		msg := fmt.Sprintf("Error: '%s' is neither in the plugin catalog nor installed. Browse entries with `hermes plugins search`.", safe(name))
+		if k, ok := c.RemovedFor(name, ""); ok {
+			msg = fmt.Sprintf("Error: '%s' was removed from the Hermes plugin catalog%s\nThe catalog no longer lists it, and it is not installed.", safe(name), safe(k.Why()))
+		}
 		for i, s := range le.Candidates {
 			if i == 0 {
 				msg += "\nDid you mean:"
@@ -380,7 +384,7 @@ func writeEntryInfo(w io.Writer, c *catalog.Catalog, e *catalog.Entry, bySource 
 		list("Env vars", e.Env)
 		sayf(w, "\n%s\n", registersSummary(e))
 	}
-	field("Source", c.Source())
+	field("Source", c.SourceOf([]catalog.Result{{Entry: e}}))
 	fmt.Fprintln(w)
 	if bySource {
 		sayf(w, "Install:      hermes plugins install %s --ref %s\n", e.Identifier(), e.Ref)
@@ -431,8 +435,9 @@ func registersSummary(e *catalog.Entry) string {
 // catalogInstallRequest turns a bare catalog name into the install request for the
 // entry's repo[#subdir] at its pinned SHA, with provenance for the metadata row. An
 // explicit --ref wins and is recorded as a custom pin (catalog.pin ≠ catalog.sha).
-// Unknown and ambiguous names, and names on the kill list without --allow-removed,
-// are refused before anything is fetched.
+// Unknown and ambiguous names are refused before anything is fetched; so are names
+// on the kill list without --allow-removed, by the installer, which is given the
+// kill list of the catalog just loaded.
 func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Request, error) {
 	f, name := o.Factory, o.Identifier
 	c, err := f.Catalog(ctx, false)
@@ -441,13 +446,13 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 	}
 	e, err := c.Lookup(name)
 	if err != nil {
-		return install.Request{}, app.Failf("Error: %v", err)
-	}
-	if k, ok := c.RemovedFor(e.Name, e.GitURL()); ok {
-		if !o.AllowRemoved {
-			return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s: %s\nInstalling it is refused. If you have reviewed it and still want it, pass --allow-removed.", safe(e.Name), safe(dateSuffix(k.Date)), safe(orDefault(k.Reason, "no reason given")))
+		if le := (*catalog.LookupError)(nil); errors.As(err, &le) && !le.Ambiguous {
+			if k, ok := c.RemovedFor(name, ""); ok {
+				// Taken out of the catalog: say so, not "unknown name".
+				return install.Request{}, app.Failf("Error: '%s' was removed from the Hermes plugin catalog%s\nThe catalog no longer lists it, so there is nothing to install by that name.", safe(name), safe(k.Why()))
+			}
 		}
-		f.Warn(fmt.Sprintf("'%s' was removed from the catalog (%s); installing it anyway (--allow-removed).", e.Name, orDefault(k.Reason, "no reason given")))
+		return install.Request{}, app.Failf("Error: %v", err)
 	}
 	ref := e.Ref
 	if o.Ref != "" {
@@ -466,7 +471,7 @@ func catalogInstallRequest(ctx context.Context, o *installOptions) (install.Requ
 		sayf(f.IO.Out, "Using your --ref %s instead of the listed pin (recorded as a custom pin).\n", ref[:12])
 	}
 	return install.Request{
-		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved,
+		URL: e.GitURL(), Subdir: e.Subdir, Ref: ref, Force: o.Force, AllowRemoved: o.AllowRemoved, KillList: c.Removed,
 		Catalog: &install.CatalogRef{Name: e.Name, Repo: e.GitURL(), Tier: tier, Pin: ref, SHA: e.Ref},
 	}, nil
 }

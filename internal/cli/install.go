@@ -98,14 +98,14 @@ func newCmdPluginsInstall(f *app.Factory, runF func(*installOptions) error) *cob
 	fl.BoolVar(&opts.Setup.NoEnable, "no-enable", false, "leave the plugin not enabled (no prompt)")
 	fl.BoolVar(&opts.Setup.SkipEnv, "skip-env", false, "do not ask for requires_env values (list the missing ones)")
 	fl.BoolVar(&opts.Setup.NoGrant, "no-grant", false, "do not ask for capability consent (declared capabilities stay off)")
-	fl.BoolVar(&opts.AllowRemoved, "allow-removed", false, "install a catalog name even though it is on the catalog's kill list")
+	fl.BoolVar(&opts.AllowRemoved, "allow-removed", false, "install even though the catalog's kill list names the plugin (recorded, so it loads)")
 	cmd.MarkFlagsMutuallyExclusive("enable", "no-enable")
 	return cmd
 }
 
 func pluginsInstallRun(ctx context.Context, opts *installOptions) error {
 	f := opts.Factory
-	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force, Replace: opts.Replace}
+	req := install.Request{Identifier: opts.Identifier, Ref: opts.Ref, Force: opts.Force, Replace: opts.Replace, AllowRemoved: opts.AllowRemoved}
 	// A bare name (no '/', no scheme) is a catalog name; owner/repo and URLs never
 	// touch the catalog (catalog.go).
 	if catalog.IsBareName(opts.Identifier) {
@@ -127,6 +127,11 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 	in, err := pluginInstaller(f)
 	if err != nil {
 		return nil, err
+	}
+	if req.KillList == nil {
+		// Installing from a source: the kill list as loading will judge the plugin
+		// (cached catalog and seed), so what installs also loads; no fetch.
+		req.KillList = f.KillList()
 	}
 	req.ScanDisabled = req.ScanDisabled || !f.ScanOnInstall()
 	if f.IO.CanPrompt() && req.ConfirmCaution == nil {
@@ -307,7 +312,11 @@ func newCmdPluginsUpdate(f *app.Factory, runF func(*updateOptions) error) *cobra
 	return &cobra.Command{
 		Use:   "update NAME",
 		Short: "Pull the latest commit of a git-installed plugin (local edits are autostashed and re-applied)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Update a plugin installed from git: pull its branch fast-forward, stashing local edits and\n" +
+			"re-applying them. A plugin pinned with --ref is refused. A plugin installed by catalog name is\n" +
+			"re-pinned to the commit the catalog lists now; if that commit declares tools or hooks the\n" +
+			"installed one does not, you confirm on a terminal first (without one it is not applied).",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -327,7 +336,22 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if err := in.CheckInstalled(name); err != nil {
 		return installFail(err) // before "Updating", which would say it exists
 	}
+	// Discovery first: the kill list (as loading judges it) and the plugin's key.
+	m, err := f.Host(ctx)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, rerr := m.Resolve(name)
+	if rerr != nil {
+		rerr = app.Failf("%v", rerr)
+	} else if killed(p) {
+		return removedError(p, "was not updated")
+	}
 	w := opts.IO.Out
+	if row, ok, err := in.Row(name); err == nil && ok && row.Pinned && row.Catalog != nil && row.Catalog.Name != "" {
+		return updateFromCatalog(ctx, f, in, m, p, name, row)
+	}
 	sayf(w, "Updating %s...\n", name)
 	res, err := in.Update(ctx, install.UpdateRequest{Name: name, ScanDisabled: !f.ScanOnInstall()})
 	if err != nil && res == nil {
@@ -342,7 +366,6 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if err != nil {
 		return installFail(err)
 	}
-	m, p, rerr := resolveInstalled(ctx, f, name)
 	if res.Scan != nil && res.Scan.Verdict != install.VerdictSafe {
 		fmt.Fprintln(w, "⚠ Security scan flagged the updated plugin:")
 		fmt.Fprintln(w, safeText(strings.TrimRight(res.Scan.Report, "\n")))
@@ -367,8 +390,14 @@ func pluginsUpdateRun(ctx context.Context, opts *updateOptions) error {
 	if rerr != nil || res.Manifest == nil {
 		return nil
 	}
-	// Capabilities the update newly declares stay off until consented.
-	declared := capability.KnownOnly(res.Manifest.Capabilities)
+	return updateConsent(ctx, f, m, p, res.Manifest)
+}
+
+// updateConsent asks for the capabilities an update newly declares, which stay
+// off until consented.
+func updateConsent(ctx context.Context, f *app.Factory, m *app.Host, p *plugins.Plugin, mf *manifest.Manifest) error {
+	w := f.IO.Out
+	declared := capability.KnownOnly(mf.Capabilities)
 	if len(declared) == 0 {
 		return nil
 	}

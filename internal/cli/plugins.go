@@ -82,6 +82,18 @@ type listRow struct {
 	Version     string         `json:"version"`
 	Description string         `json:"description"`
 	Source      string         `json:"source"`
+	// Removed is upstream's S1 field: the kill list's reason, or null.
+	Removed *string `json:"removed"`
+}
+
+// removedReason is what `removed` says in JSON: nil unless the catalog's kill list
+// names the plugin.
+func removedReason(p *plugins.Plugin) *string {
+	if p.Removal == nil {
+		return nil
+	}
+	r := p.Removal.ReasonText()
+	return &r
 }
 
 func newCmdPluginsList(f *app.Factory, runF func(*listOptions) error) *cobra.Command {
@@ -129,7 +141,8 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 		return err
 	}
 	var rows []listRow
-	pv := provenance{}
+	var allowed []*plugins.Plugin // on the kill list, installed with --allow-removed
+	pv := provenance(m.InstallMetadata())
 	all := m.Plugins()
 	for _, p := range all {
 		if (opts.UserOnly || opts.NoBundled) && p.Candidate.Source == "bundled" {
@@ -139,7 +152,10 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 			continue
 		}
 		mf := p.Candidate.Manifest
-		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p)})
+		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p), Removed: removedReason(p)})
+		if p.Removal != nil && p.Removal.Allowed {
+			allowed = append(allowed, p)
+		}
 	}
 	// One write for the whole listing: a line at a time costs a system call per plugin.
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
@@ -179,6 +195,14 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 	fmt.Fprintln(out, "Plugins")
 	t.write(out)
 	fmt.Fprintln(out)
+	for _, r := range rows {
+		if r.Status == plugins.StatusRemoved {
+			sayf(out, "removed: %s was removed from the Hermes plugin catalog (%s) and does not load; see hermes plugins show %s\n", r.Name, *r.Removed, r.Name)
+		}
+	}
+	for _, p := range allowed {
+		sayf(out, "note: %s is on the catalog's kill list (%s); it loads because it was installed with --allow-removed\n", p.Key, p.Removal.ReasonText())
+	}
 	fmt.Fprintln(out, "Enable with: hermes plugins enable <name>   Inspect: hermes plugins show <name>")
 	return nil
 }
@@ -262,6 +286,9 @@ func pluginsEnableRun(ctx context.Context, opts *enableOptions) error {
 // when the command line gave it.
 func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride *bool) error {
 	m, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+		if killed(p) {
+			return false, removedError(p, "was not enabled")
+		}
 		key := p.Key
 		settings, _ := config.Plugins(d)
 		names := uniq(key, leaf(key), p.Candidate.Manifest.Name)
@@ -296,6 +323,33 @@ func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride
 		return afterEnableConsent(ctx, f, m, p, toolOverride)
 	}
 	return nil
+}
+
+// killed reports whether the catalog's kill list keeps p from loading (it names
+// p, which was not installed with --allow-removed).
+func killed(p *plugins.Plugin) bool { return p.Removal != nil && !p.Removal.Allowed }
+
+// removedError refuses to act on a plugin the catalog's kill list keeps from
+// loading, saying why and what the user can do.
+func removedError(p *plugins.Plugin, what string) error {
+	r := p.Removal
+	return removedFail(p.Key, r.Date, r.ReasonText(), r.Source, what)
+}
+
+// removedFail is removedError's message from its parts: source is what to
+// reinstall the plugin from ("" when unknown).
+func removedFail(key, date, reason, source, what string) error {
+	why := ": " + reason
+	if date != "" {
+		why = " on " + date + why
+	}
+	msg := fmt.Sprintf("Error: Plugin '%s' was removed from the Hermes plugin catalog%s\nIt %s: a removed plugin does not load.", key, why, what)
+	if source != "" {
+		msg += fmt.Sprintf(" If you have reviewed it and still want it, reinstall it deliberately:\n  hermes plugins install %s --force --allow-removed", source)
+	} else {
+		msg += " If it is a plugin of your own that only shares the name, rename it (its folder and the name in plugin.yaml)."
+	}
+	return app.Failf("%s", msg)
 }
 
 type disableOptions struct {
@@ -401,6 +455,7 @@ type showJSON struct {
 	Other       []registry.Other  `json:"other_registrations"`
 	Emits       []string          `json:"emits"`
 	Listens     []string          `json:"listens"`
+	Removed     *string           `json:"removed"` // the catalog kill list's reason, as in list --json
 	Error       *string           `json:"error"`
 }
 
@@ -457,7 +512,7 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 		Name: mf.Name, Key: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description,
 		Source: sourceLabel(provenance{}, p), Kind: mf.Kind, Path: p.Candidate.Dir, Runtime: p.Runtime, Loaded: p.IsLoaded(),
 		Deferred: p.Decision.Deferred, Tools: nonNil(reg.Tools), Middleware: nonNil(reg.Middleware), Other: reg.Other,
-		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens),
+		Emits: nonNil(mf.Emits), Listens: nonNil(mf.Listens), Removed: removedReason(p),
 	}
 	out.State, _ = p.State()
 	out.Restarts, out.LastRestart = p.Restarts()
@@ -519,6 +574,16 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 	if len(mf.Listens) > 0 {
 		sayf(w, "Listens:  %s\n", strings.Join(mf.Listens, ", "))
 	}
+	if r := p.Removal; r != nil {
+		when := ""
+		if r.Date != "" {
+			when = " on " + r.Date
+		}
+		sayf(w, "Removed:  from the Hermes plugin catalog%s: %s\n", when, r.ReasonText())
+		if r.Allowed {
+			fmt.Fprintln(w, "          It loads anyway: it was installed with --allow-removed.")
+		}
+	}
 	if errText != "" {
 		// Often a traceback: its lines stay lines.
 		fmt.Fprintf(w, "Error:    %s\n", safeText(errText))
@@ -541,6 +606,8 @@ func pluginsShowRun(ctx context.Context, opts *showOptions) error {
 			default:
 				sayf(w, "Its tools (%s) are not registered either: it has no tools.py with register_tools(ctx).\n", strings.Join(mf.ProvidesTools, ", "))
 			}
+		case p.Status == plugins.StatusRemoved:
+			fmt.Fprintln(w, "\nNot loaded: the catalog's kill list keeps it from loading.")
 		case p.Status != plugins.StatusEnabled:
 			sayf(w, "\nNot loaded: enable it first (hermes plugins enable %s) to see what it registers.\n", p.Key)
 		}

@@ -30,7 +30,7 @@ func statusColour(s string) string {
 	switch s {
 	case "enabled":
 		return ansiGreen
-	case "disabled":
+	case "disabled", "removed":
 		return ansiRed
 	}
 	return ansiYellow

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/catalog"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
 )
 
@@ -95,9 +96,22 @@ type Request struct {
 	// Replace replaces an existing plugin of the same name and does nothing more
 	// (--replace, a hermes:// link's force=1): a caution verdict is still asked about.
 	Replace bool
-	// Catalog and AllowRemoved are provenance recorded in the metadata row.
-	Catalog      *CatalogRef
+	// Catalog is provenance recorded in the metadata row.
+	Catalog *CatalogRef
+	// KillList is the catalog's kill list: a plugin it names (by its name, the
+	// catalog name it is installed under, or its source) is refused before
+	// anything is fetched when the source or catalog name matches, and before
+	// publication when the manifest's name does, unless AllowRemoved; then the
+	// row records allow_removed, which lets it load.
+	KillList     catalog.KillList
 	AllowRemoved bool
+	// Replaces names the installed plugin this install updates (a catalog
+	// install re-pinned to the catalog's new commit): it must exist, the new
+	// tree must carry the same name, and ConfirmGrowth is asked when the new
+	// manifest declares tools or hooks the installed one does not; nil, or a no,
+	// leaves everything as it was (*NotAppliedError).
+	Replaces      string
+	ConfirmGrowth func(g Growth) bool
 	// ScanDisabled skips the scan (plugins.scan_on_install: false).
 	ScanDisabled bool
 	// ConfirmCaution is asked when the scan says caution and Force is not set; nil
@@ -119,6 +133,9 @@ type Result struct {
 	Created []string
 	// Warnings are manifest warnings and notes worth showing.
 	Warnings []string
+	// Removed is set when the kill list names the plugin and it was installed
+	// anyway (AllowRemoved).
+	Removed *catalog.Removed
 }
 
 // Error is an install failure meant for the user as is.
@@ -190,6 +207,14 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 		embedded = &Credential{Username: u, Password: p, Source: "URL"}
 		src.URL = ScrubURL(src.URL)
 	}
+	res := &Result{Source: src}
+	// The source (or the catalog name) can be judged before anything is fetched.
+	if err := checkKillList(req, res, "", src); err != nil {
+		return nil, err
+	}
+	if req.Replaces != "" && (!safeName(req.Replaces) || !isDir(filepath.Join(in.PluginsDir, req.Replaces))) {
+		return nil, in.notInstalled(req.Replaces)
+	}
 	if src.Insecure() {
 		in.logf("Warning: using insecure/local URL scheme (%s); prefer https:// or ssh for plugins from others.", strings.SplitN(src.URL, "://", 2)[0])
 	}
@@ -238,13 +263,18 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Source: src, Revision: rev, Pinned: req.Ref != "" || ref != ""}
+	res.Revision, res.Pinned = rev, req.Ref != "" || ref != ""
 	m, name, warns, err := checkManifest(tree, src)
 	if err != nil {
 		return nil, err
 	}
-	res.Manifest, res.Name, res.Warnings = m, name, warns
+	res.Manifest, res.Name, res.Warnings = m, name, append(warns, res.Warnings...)
 	res.Dir = filepath.Join(in.PluginsDir, name)
+	if res.Removed == nil {
+		if err := checkKillList(req, res, name, src); err != nil {
+			return nil, err
+		}
+	}
 
 	if err := in.scan(ctx, tree, m, src, req, res); err != nil {
 		return nil, err
@@ -252,7 +282,7 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 
 	target := res.Dir
 	if exists(target) {
-		if !req.Force && !req.Replace {
+		if !req.Force && !req.Replace && req.Replaces == "" {
 			return nil, userErr("Plugin '%s' already exists. Use force reinstall (--force) or run `hermes plugins update %s`.", name, name)
 		}
 		if old, ok := md.Rows[name]; ok && old.Pinned && req.Ref == "" && ref == "" {
@@ -260,7 +290,14 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 		}
 		res.Replaced = true
 	}
-	row := Row{Pinned: res.Pinned, Revision: rev, Source: src.Canonical(), UpdateURL: m.UpdateURL, Catalog: req.Catalog, AllowRemoved: req.AllowRemoved}
+	if req.Replaces != "" {
+		if err := confirmGrowth(req, name, target, m); err != nil {
+			return nil, err
+		}
+	}
+	// allow_removed records a deliberate bypass only: a plugin the kill list did
+	// not name when it was installed must not load if it is removed later.
+	row := Row{Pinned: res.Pinned, Revision: rev, Source: src.Canonical(), UpdateURL: m.UpdateURL, Catalog: req.Catalog, AllowRemoved: res.Removed != nil}
 	if old, ok := md.Rows[name]; ok && old.Extra != nil {
 		row.Extra = old.Extra
 	}
@@ -274,6 +311,36 @@ func (in *Installer) install(ctx context.Context, req Request) (*Result, error) 
 	_ = os.RemoveAll(stage)
 	res.Created = copyExamples(target)
 	return res, nil
+}
+
+// checkKillList refuses a plugin the kill list names, by the catalog name it is
+// installed under, its name ("" before the manifest is read) or its source, unless
+// req.AllowRemoved; then it notes the bypass in res.
+func checkKillList(req Request, res *Result, name string, src Source) error {
+	var names []string
+	if req.Catalog != nil && req.Catalog.Name != "" {
+		names = append(names, req.Catalog.Name)
+	}
+	if name != "" {
+		names = append(names, name)
+	}
+	k, ok := req.KillList.Match(names, src.Canonical())
+	if !ok {
+		return nil
+	}
+	who := src.Canonical()
+	if k.Name != "" {
+		who += " ('" + k.Name + "')"
+		if _, byName := (catalog.KillList{{Name: k.Name}}).Match(names, ""); byName {
+			who = "'" + k.Name + "'"
+		}
+	}
+	if !req.AllowRemoved {
+		return userErr("%s was removed from the Hermes plugin catalog%s\nInstalling it is refused; nothing was installed. If you have reviewed it and still want it, pass --allow-removed.", who, k.Why())
+	}
+	res.Removed = &k
+	res.Warnings = append(res.Warnings, fmt.Sprintf("%s was removed from the Hermes plugin catalog (%s); installing it anyway (--allow-removed).", who, k.ReasonText()))
+	return nil
 }
 
 // fetch clones src into repo at ref (or the default branch) and returns HEAD.

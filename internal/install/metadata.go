@@ -211,3 +211,13 @@ func syncDir(dir string) {
 		_ = d.Close()
 	}
 }
+
+// Row returns the metadata row of an installed plugin (ok false: none).
+func (in *Installer) Row(name string) (row Row, ok bool, err error) {
+	md, err := ReadMetadata(in.metaPath())
+	if err != nil {
+		return Row{}, false, err
+	}
+	row, ok = md.Rows[name]
+	return row, ok, nil
+}

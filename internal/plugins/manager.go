@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
@@ -86,6 +87,7 @@ type Manager struct {
 	sorted   []*Plugin
 	warnings []string
 	settings config.PluginSettings
+	metadata metadataFiles   // install metadata Discover read (see InstallMetadata)
 	loading  map[string]bool // keys being loaded right now (answers has_plugin during register)
 	live     bool            // Load has finished: warnings are logged, not kept (see warn)
 	envOnce  sync.Once
@@ -266,14 +268,20 @@ func (m *Manager) Discover() error {
 			m.log.Debug(w.Message)
 		}
 	}
-	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled}
+	read := metadataFiles{}
+	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled,
+		Removed: removals(m.opts.Home.CacheDir(), cands, read)}
 	safe := m.SafeMode()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.plugins = map[string]*Plugin{}
 	m.sorted = m.sorted[:0]
+	m.metadata = read
 	for _, c := range cands {
 		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate), reg: m.reg}
+		if r, ok := gate.Removed[c.Key]; ok {
+			p.Removal = &r
+		}
 		p.session = m.host.Session(caller{m: m, p: p})
 		if safe && (p.Decision.Load || p.Decision.Deferred) {
 			// Upstream skips plugin loading entirely in safe mode; list still shows state.
@@ -321,6 +329,19 @@ func runtimeOf(c *discovery.Candidate) RuntimeKind {
 	default:
 		return RuntimePython
 	}
+}
+
+// InstallMetadata returns the install metadata files Discover read, by path (nil
+// for a missing or unreadable one), so a caller that needs them too does not
+// parse them again. Files it had no reason to read are not in it.
+func (m *Manager) InstallMetadata() map[string]*install.Metadata {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]*install.Metadata, len(m.metadata))
+	for k, v := range m.metadata {
+		out[k] = v
+	}
+	return out
 }
 
 // Plugins returns every discovered plugin, sorted by key.
@@ -377,7 +398,12 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	var toLoad []*discovery.Candidate
 	m.mu.Lock()
 	var noTools []*Plugin
+	var removed []*Plugin
+	gate := discovery.GateConfig{Enabled: m.settings.Enabled, EnabledSet: m.settings.EnabledSet}
 	for _, p := range m.sorted {
+		if p.Decision.Status == discovery.StatusRemoved && discovery.EnabledByConfig(p.Candidate, gate) && (filter == nil || filter(p)) {
+			removed = append(removed, p)
+		}
 		if !p.Decision.Starts() || p.Loaded || p.Error != "" {
 			continue
 		}
@@ -391,6 +417,10 @@ func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 		toLoad = append(toLoad, p.Candidate)
 	}
 	m.mu.Unlock()
+	for _, p := range removed {
+		// Enabled, yet it does not load: say why, or its tools would just vanish.
+		m.warn("plugin %s was not loaded: it was %s (see hermes plugins show %s)", p.Key, p.Decision.Error, p.Key)
+	}
 	for _, p := range noTools {
 		// A bundled plugin the user cannot fix: logged, and explained by `plugins show`.
 		m.log.Debug("deferred platform plugin declares provides_tools but has no tools.py; its tools wait for a gateway",

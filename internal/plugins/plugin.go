@@ -22,6 +22,7 @@ const (
 	StatusEnabled    = discovery.StatusEnabled
 	StatusDisabled   = discovery.StatusDisabled
 	StatusNotEnabled = discovery.StatusNotEnabled
+	StatusRemoved    = discovery.StatusRemoved
 )
 
 // RuntimeKind is how a plugin runs.
@@ -67,6 +68,9 @@ type Plugin struct {
 	Decision  discovery.Decision
 	Status    Status
 	Runtime   RuntimeKind
+	// Removal is set when the catalog's kill list names the plugin (whether or
+	// not it was installed with --allow-removed); nil otherwise.
+	Removal *discovery.Removal
 
 	reg     *registry.Registry
 	session *hostapi.Session

@@ -9,6 +9,40 @@ type GateConfig struct {
 	Enabled    []string
 	EnabledSet bool
 	Disabled   []string
+	// Removed are the plugins on the catalog's kill list, by candidate key. The
+	// manager matches candidates against the list (their names and install
+	// source) and passes the result in, so discovery needs no catalog.
+	Removed map[string]Removal
+}
+
+// Removal is a plugin the catalog's kill list names.
+type Removal struct {
+	Reason string // the catalog's words; "" when it gives none
+	Date   string
+	// Allowed: the user installed it deliberately despite the kill list
+	// (--allow-removed, the install metadata's allow_removed), so it loads.
+	Allowed bool
+	// Source is the git source to reinstall it from, "" when nothing recorded
+	// where it came from.
+	Source string
+}
+
+// ReasonText is the reason, or says there is none.
+func (r Removal) ReasonText() string {
+	if r.Reason == "" {
+		return "no reason given"
+	}
+	return r.Reason
+}
+
+// removal is the kill-list entry that keeps c from loading: bundled plugins are
+// never on it, and an allowed one loads.
+func (g GateConfig) removal(c *Candidate) (Removal, bool) {
+	r, ok := g.Removed[c.Key]
+	if !ok || r.Allowed || c.Source == SourceBundled {
+		return Removal{}, false
+	}
+	return r, true
 }
 
 // Decision is the gate's verdict for one winning candidate.
@@ -25,7 +59,8 @@ type Decision struct {
 	EagerTools bool
 	// Status is "enabled" when the plugin is active or will be (loaded,
 	// deferred, or a model provider owned by provider discovery),
-	// "disabled" when config disables it, else "not enabled".
+	// "disabled" when config disables it, "removed" when the catalog's kill
+	// list keeps it from loading, else "not enabled".
 	Status Status
 	Error  string // why it does not load; "" when it does
 }
@@ -38,6 +73,7 @@ const (
 	StatusEnabled    Status = "enabled"
 	StatusDisabled   Status = "disabled"
 	StatusNotEnabled Status = "not enabled"
+	StatusRemoved    Status = "removed" // on the catalog's kill list
 )
 
 // Starts reports whether the plugin is started when plugins load: all of it
@@ -46,13 +82,13 @@ func (d Decision) Starts() bool { return d.Load || d.EagerTools }
 
 // Decide applies the gate to one winning candidate. Order matters: an
 // explicit disable beats everything, kinds owned by other discovery systems
-// come next, bundled backends and platforms need no opt-in, and everything
-// else loads only when plugins.enabled names it (by key or manifest name).
-//
-// TODO(catalog): upstream also refuses the legacy Relay plugin keys (a
-// Hermes-core specific rule, skipped) and, for non-bundled plugins, checks
-// the plugin catalog's kill-list after the enabled check; add the latter
-// with the catalog.
+// come next, bundled backends and platforms need no opt-in, a plugin on the
+// catalog's kill list never loads (unless installed with --allow-removed), and
+// everything else loads only when plugins.enabled names it (by key or manifest
+// name). Upstream checks the kill list after plugins.enabled; checking it first
+// changes only the message of a removed plugin that is not enabled, which then
+// says why enabling it would not help. Upstream's refusal of the legacy Relay
+// plugin keys is Hermes-core specific and skipped.
 func Decide(c *Candidate, g GateConfig) Decision {
 	if c == nil || c.Manifest == nil {
 		return Decision{Status: StatusNotEnabled, Error: "no manifest"}
@@ -69,20 +105,34 @@ func Decide(c *Candidate, g GateConfig) Decision {
 		return Decision{Load: true, Status: StatusEnabled}
 	case c.Source == SourceBundled && c.Manifest.Kind == "platform":
 		return Decision{Deferred: true, EagerTools: len(c.Manifest.ProvidesTools) > 0, Status: StatusEnabled}
-	case !g.EnabledSet || !matchAny(names, g.Enabled):
+	}
+	if r, ok := g.removal(c); ok {
+		return Decision{Status: StatusRemoved, Error: "removed from the Hermes plugin catalog: " + r.ReasonText()}
+	}
+	if !g.EnabledSet || !matchAny(names, g.Enabled) {
 		return Decision{Status: StatusNotEnabled, Error: fmt.Sprintf("not enabled in config (run `hermes plugins enable %s` to activate)", c.Key)}
 	}
 	return Decision{Load: true, Status: StatusEnabled}
 }
 
+// EnabledByConfig reports whether plugins.enabled names the plugin (by key or
+// manifest name), whatever else the gate decides.
+func EnabledByConfig(c *Candidate, g GateConfig) bool {
+	return g.EnabledSet && matchAny(names(c), g.Enabled)
+}
+
 // ListStatus is the state `hermes plugins list` shows: disabled when config
-// disables the key or manifest name, enabled when it enables one, else not
-// enabled. Unlike Decide it ignores kinds and sources.
+// disables the key or manifest name, removed when the kill list keeps it from
+// loading, enabled when config enables one, else not enabled. Unlike Decide it
+// ignores kinds and sources.
 func ListStatus(c *Candidate, g GateConfig) Status {
 	n := names(c)
+	_, removed := g.removal(c)
 	switch {
 	case matchAny(n, g.Disabled):
 		return StatusDisabled
+	case removed:
+		return StatusRemoved
 	case matchAny(n, g.Enabled):
 		return StatusEnabled
 	}

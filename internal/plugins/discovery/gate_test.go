@@ -68,6 +68,24 @@ func TestDecide(t *testing.T) {
 		{"entry point enabled", cand("calc", "calc", "standalone", SourceEntrypoint),
 			GateConfig{Enabled: []string{"calc"}, EnabledSet: true}, load},
 		{"no manifest", &Candidate{Key: "x"}, GateConfig{}, Decision{Status: StatusNotEnabled, Error: "no manifest"}},
+		{"kill list keeps an enabled plugin from loading", cand("relay", "relay", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"relay"}, EnabledSet: true, Removed: killed("relay", "leaked tokens", false)},
+			Decision{Status: StatusRemoved, Error: "removed from the Hermes plugin catalog: leaked tokens"}},
+		{"kill list without a reason", cand("relay", "relay", "standalone", SourceEntrypoint),
+			GateConfig{Enabled: []string{"relay"}, EnabledSet: true, Removed: killed("relay", "", false)},
+			Decision{Status: StatusRemoved, Error: "removed from the Hermes plugin catalog: no reason given"}},
+		{"kill list says why a plugin that is not enabled would not load", cand("relay", "relay", "standalone", SourceUser),
+			GateConfig{Removed: killed("relay", "leaked tokens", false)},
+			Decision{Status: StatusRemoved, Error: "removed from the Hermes plugin catalog: leaked tokens"}},
+		{"installed with --allow-removed loads", cand("relay", "relay", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"relay"}, EnabledSet: true, Removed: killed("relay", "leaked tokens", true)}, load},
+		{"disabled wins over the kill list", cand("relay", "relay", "standalone", SourceUser),
+			GateConfig{Disabled: []string{"relay"}, Removed: killed("relay", "x", false)},
+			Decision{Status: StatusDisabled, Error: "disabled via config"}},
+		{"bundled plugins are never on the kill list", cand("disk-cleanup", "disk-cleanup", "standalone", SourceBundled),
+			GateConfig{Enabled: []string{"disk-cleanup"}, EnabledSet: true, Removed: killed("disk-cleanup", "x", false)}, load},
+		{"the kill list names another plugin", cand("tool", "tool", "standalone", SourceUser),
+			GateConfig{Enabled: []string{"tool"}, EnabledSet: true, Removed: killed("relay", "x", false)}, load},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +93,33 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Decide = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func killed(key, reason string, allowed bool) map[string]Removal {
+	return map[string]Removal{key: {Reason: reason, Allowed: allowed}}
+}
+
+func TestListStatusRemoved(t *testing.T) {
+	c := cand("relay", "relay", "standalone", SourceUser)
+	on := GateConfig{Enabled: []string{"relay"}, EnabledSet: true}
+	tests := []struct {
+		name string
+		g    GateConfig
+		want Status
+	}{
+		{"enabled but removed", GateConfig{Enabled: on.Enabled, EnabledSet: true, Removed: killed("relay", "x", false)}, StatusRemoved},
+		{"not enabled and removed", GateConfig{Removed: killed("relay", "x", false)}, StatusRemoved},
+		{"removed but allowed", GateConfig{Enabled: on.Enabled, EnabledSet: true, Removed: killed("relay", "x", true)}, StatusEnabled},
+		{"disabled and removed", GateConfig{Disabled: []string{"relay"}, Removed: killed("relay", "x", false)}, StatusDisabled},
+	}
+	for _, tt := range tests {
+		if got := ListStatus(c, tt.g); got != tt.want {
+			t.Errorf("%s: ListStatus = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if !EnabledByConfig(c, GateConfig{Enabled: on.Enabled, EnabledSet: true, Removed: killed("relay", "x", false)}) || EnabledByConfig(c, GateConfig{Enabled: on.Enabled}) {
+		t.Error("EnabledByConfig")
 	}
 }
 
