@@ -1,0 +1,335 @@
+//go:build linux
+
+package reaper
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// init runs before the first cell: it makes hermes non-dumpable and picks how
+// cells are contained.
+func (r *Reaper) init() {
+	// Before any child exists. A non-dumpable process's /proc files belong to root
+	// and it cannot be ptraced, so a plugin of the same user can read neither
+	// hermes' environment (API keys) nor its memory. Children are dumpable again
+	// after their exec.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if err := r.probeCgroups(); err != nil {
+		r.setup.why = err.Error()
+		r.enableSubreaper()
+	}
+}
+
+// probeCgroups makes the first cgroup (kept for the first cell) if this process
+// may: cgroup v2 mounted, a directory of its own it can write, cgroup.kill, and
+// clone3 allowed (seccomp profiles of some container runtimes refuse it).
+func (r *Reaper) probeCgroups() error {
+	if r.opts.NoCgroups {
+		return errors.New("HERMES_NO_CGROUPS is set")
+	}
+	parent, err := ownCgroup()
+	if err != nil {
+		return err
+	}
+	if err := unix.Access(filepath.Join(parent, "cgroup.procs"), unix.W_OK); err != nil {
+		return fmt.Errorf("cgroup %s is not writable: %w", parent, err)
+	}
+	// clone3 with no arguments is refused by the kernel (EINVAL) and creates no
+	// process; a seccomp filter answers ENOSYS or EPERM instead.
+	if _, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0); errno != unix.EINVAL {
+		return fmt.Errorf("clone3 is not available: %w", errno)
+	}
+	r.setup.parent = parent
+	removeStale(parent)
+	dir, err := r.mkCgroup()
+	if err != nil {
+		return fmt.Errorf("cannot create a cgroup in %s: %w", parent, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+		_ = unix.Rmdir(dir)
+		return errors.New("cgroup.kill is missing (Linux 5.14 or later has it)")
+	}
+	r.cgroupOK, r.spare = true, dir
+	return nil
+}
+
+// ownCgroup is the directory of this process's cgroup v2.
+func ownCgroup() (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", fmt.Errorf("no cgroup information: %w", err)
+	}
+	path := ""
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			path = rest
+			break
+		}
+	}
+	if !strings.HasPrefix(path, "/") {
+		return "", errors.New("not in a cgroup v2 hierarchy")
+	}
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", fmt.Errorf("no mount information: %w", err)
+	}
+	for line := range strings.SplitSeq(string(mi), "\n") {
+		f := strings.Fields(line)
+		sep := slices.Index(f, "-")
+		if sep < 5 || sep+1 >= len(f) || f[sep+1] != "cgroup2" {
+			continue
+		}
+		root, mnt := unescapeMount(f[3]), unescapeMount(f[4])
+		rel, ok := strings.CutPrefix(path, root)
+		if !ok || (root != "/" && rel != "" && !strings.HasPrefix(rel, "/")) {
+			continue
+		}
+		return filepath.Join(mnt, rel), nil
+	}
+	return "", errors.New("no cgroup2 file system is mounted")
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func (r *Reaper) mkCgroup() (string, error) {
+	dir := filepath.Join(r.setup.parent, fmt.Sprintf("hermes-%d-%d", os.Getpid(), cellSeq.Add(1)))
+	if err := unix.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// removeStale removes the empty cgroups a hermes that was killed outright left
+// behind (rmdir only succeeds on an empty cgroup, so nothing running is touched).
+func removeStale(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "hermes-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
+			continue
+		}
+		_ = unix.Rmdir(filepath.Join(parent, e.Name()))
+	}
+}
+
+// enableSubreaper makes hermes the reaper of what its descendants orphan.
+func (r *Reaper) enableSubreaper() {
+	if r.setup.subreaper {
+		return
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		r.setup.why += "; cannot become a child subreaper: " + err.Error()
+		return
+	}
+	r.setup.subreaper = true
+}
+
+// prepare makes cmd start inside the cell: created straight into its cgroup
+// (clone3's CLONE_INTO_CGROUP, so not even its first instruction runs outside),
+// or with the cell's token in its environment.
+func (c *Cell) prepare(cmd *exec.Cmd, attr *syscall.SysProcAttr) (func(), error) {
+	switch c.kind {
+	case kindCgroup:
+		fd, err := unix.Open(c.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open the process's cgroup: %w", err)
+		}
+		attr.UseCgroupFD, attr.CgroupFD = true, fd
+		return func() { unix.Close(fd) }, nil
+	case kindSubreaper:
+		env := cmd.Env
+		if env == nil {
+			env = cmd.Environ()
+		}
+		cmd.Env = append(slices.Clip(env), c.Env()...)
+	}
+	return func() {}, nil
+}
+
+// startFailed explains a start that failed because of the cgroup (clone3 into a
+// cgroup refused, which the probe could not foresee) and stops using cgroups for
+// later cells; the exec.Cmd cannot be started again.
+func (c *Cell) startFailed(err error) error {
+	if c.kind != kindCgroup || c.r == nil {
+		return err
+	}
+	for _, e := range []error{unix.ENOSYS, unix.EOPNOTSUPP, unix.EBUSY, unix.EPERM} {
+		if errors.Is(err, e) {
+			c.r.mu.Lock()
+			if c.r.cgroupOK {
+				c.r.cgroupOK = false
+				c.r.setup.why = fmt.Sprintf("starting a process in a cgroup failed: %v", err)
+				c.r.enableSubreaper()
+			}
+			c.r.mu.Unlock()
+			return fmt.Errorf("%w (it could not be started in a cgroup of its own; later processes are contained without cgroups, and HERMES_NO_CGROUPS=1 skips them from the start)", err)
+		}
+	}
+	return err
+}
+
+// exitedUnreaped blocks until the child pid has exited, without reaping it: while
+// it is a zombie its pid, and so its process group id, cannot be reused.
+func exitedUnreaped(pid int) bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil
+	}
+}
+
+// killCgroup kills every process in the cgroup dir and its descendants at once
+// (the kernel also stops them from forking meanwhile).
+func killCgroup(dir string) {
+	fd, err := unix.Open(filepath.Join(dir, "cgroup.kill"), unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	_, _ = unix.Write(fd, []byte("1"))
+	unix.Close(fd)
+}
+
+// removeCgroup kills what is in dir and removes it once it is empty. Killed
+// processes take a moment to exit; one stuck in the kernel (uninterruptible sleep)
+// may take longer than we wait, and its cgroup is then left behind, to be removed
+// by a later hermes.
+func removeCgroup(dir string) {
+	killCgroup(dir)
+	wait := 50 * time.Microsecond
+	for waited := time.Duration(0); ; waited += wait {
+		err := unix.Rmdir(dir)
+		if err == nil || errors.Is(err, unix.ENOENT) || !errors.Is(err, unix.EBUSY) || waited > 3*time.Second {
+			return
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 20*time.Millisecond)
+	}
+}
+
+// sweepOrphans kills the processes that were reparented to hermes (its children it
+// did not start, or that are not its leaders any more) and carry one of tokens
+// (any, when tokens is nil), and reaps them. Killing one orphans its own children
+// in turn, so it repeats until a pass finds none.
+func (r *Reaper) sweepOrphans(tokens map[string]bool) {
+	self := os.Getpid()
+	for range 64 {
+		var victims []int
+		d, err := os.Open("/proc")
+		if err != nil {
+			return
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, name := range names {
+			pid, err := strconv.Atoi(name)
+			if err != nil || pid == self {
+				continue
+			}
+			if ppid, zombie := parentOf(pid); ppid != self || zombie || r.isLeader(pid) {
+				continue
+			}
+			if tokens != nil && !carriesToken(pid, tokens) {
+				continue
+			}
+			if unix.Kill(pid, unix.SIGKILL) == nil {
+				victims = append(victims, pid)
+			}
+		}
+		if len(victims) == 0 {
+			return
+		}
+		for _, pid := range victims {
+			reap(pid)
+		}
+	}
+}
+
+// parentOf reads pid's parent and whether it is a zombie from /proc/<pid>/stat.
+func parentOf(pid int) (ppid int, zombie bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[0] == "Z"
+}
+
+// carriesToken reports whether pid's environment names one of the cells in tokens.
+// A process that made itself non-dumpable, or replaced its environment, is not
+// found this way; Close kills it when hermes exits.
+func carriesToken(pid int, tokens map[string]bool) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	prefix := []byte(tokenVar + "=")
+	for entry := range bytes.SplitSeq(b, []byte{0}) {
+		if v, ok := bytes.CutPrefix(entry, prefix); ok && tokens[string(v)] {
+			return true
+		}
+	}
+	return false
+}
+
+// reap collects a killed orphan, giving it a moment to die; one that does not
+// stays a zombie until hermes exits.
+func reap(pid int) {
+	wait := 50 * time.Microsecond
+	for waited := time.Duration(0); waited < time.Second; waited += wait {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if got == pid || (err != nil && !errors.Is(err, unix.EINTR)) {
+			return
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 10*time.Millisecond)
+	}
+}
