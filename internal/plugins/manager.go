@@ -25,6 +25,7 @@ import (
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
 	"github.com/hermes-go/hermes/internal/plugins/runtime/python"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -64,6 +65,9 @@ type Options struct {
 	Agent hostapi.AgentServices
 	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: nowhere).
 	StallOut io.Writer
+	// Reaper contains every plugin process and what it starts (nil: process
+	// groups only).
+	Reaper *reaper.Reaper
 }
 
 // Manager owns the plugins of one HERMES_HOME.
@@ -131,6 +135,7 @@ func New(opts Options) *Manager {
 		Configured: func() string { return m.Settings().Python }, Env: opts.Env,
 		CacheDir: opts.Home.CacheDir(), Cwd: opts.Cwd, Sink: opts.Sink, Logger: m.log,
 		PluginEnv: m.pluginEnv, NoForkServer: discovery.Truthy(opts.Env("HERMES_NO_FORKSERVER")),
+		Reaper: opts.Reaper,
 	})
 	m.host = hostapi.New(hostapi.Options{
 		Registry: m.reg, Store: m.store, Home: opts.Home, Logger: m.log, Sink: opts.Sink,
@@ -537,7 +542,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		Env:     m.pluginEnv(),
 		WorkDir: m.opts.Cwd,
 	}
-	rtOpts := runtime.Options{Sink: m.opts.Sink}
+	rtOpts := runtime.Options{Sink: m.opts.Sink, Reaper: m.opts.Reaper}
 	var rt runtime.Runtime
 	switch p.Runtime {
 	case RuntimeExec:

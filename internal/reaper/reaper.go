@@ -342,8 +342,7 @@ func (c *Cell) Close() {
 }
 
 // Close is for the end of the process: it kills every cell still open and, in
-// subreaper mode, every process that was reparented to hermes, and makes later
-// starts fail.
+// subreaper mode, every process below hermes, and makes later starts fail.
 func (r *Reaper) Close() {
 	if r == nil {
 		return
@@ -376,13 +375,6 @@ func (r *Reaper) Close() {
 	if subreaper {
 		r.sweepOrphans(nil)
 	}
-}
-
-// isLeader reports whether pid is a process hermes started and reaps itself.
-func (r *Reaper) isLeader(pid int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.leaders[pid]
 }
 
 // sweeper coalesces the orphan sweeps of cells ending at the same time (all the

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,60 +247,95 @@ func removeCgroup(dir string) {
 	}
 }
 
-// sweepOrphans kills the processes that were reparented to hermes (its children it
-// did not start, or that are not its leaders any more) and carry one of tokens
-// (any, when tokens is nil), and reaps them. Killing one orphans its own children
-// in turn, so it repeats until a pass finds none.
+// sweepOrphans kills the processes of hermes' tree (its descendants, which in
+// subreaper mode is every process hermes is responsible for) that carry one of
+// tokens, or all of them when tokens is nil, and reaps those that became hermes'
+// children. Hermes' own leaders are only killed by the final sweep (tokens nil)
+// and are left for their waiters to reap. A process whose parent is still dying
+// has not been reparented yet; walking the whole tree finds it anyway. It repeats
+// until no live match is left, for at most a few seconds.
 func (r *Reaper) sweepOrphans(tokens map[string]bool) {
 	self := os.Getpid()
-	for range 64 {
-		var victims []int
-		d, err := os.Open("/proc")
-		if err != nil {
+	killed := map[int]bool{}
+	wait := 100 * time.Microsecond
+	for waited := time.Duration(0); waited < 3*time.Second; waited += wait {
+		tree := descendants(self)
+		r.mu.Lock()
+		leaders := maps.Clone(r.leaders)
+		r.mu.Unlock()
+		live := 0
+		for _, p := range tree {
+			switch {
+			case p.zombie:
+				if p.ppid == self && killed[p.pid] && !leaders[p.pid] {
+					reap(p.pid)
+				}
+			case tokens != nil && (leaders[p.pid] || !carriesToken(p.pid, tokens)):
+			default:
+				if unix.Kill(p.pid, unix.SIGKILL) == nil {
+					killed[p.pid] = true
+					live++
+				}
+			}
+		}
+		if live == 0 {
 			return
 		}
-		names, _ := d.Readdirnames(-1)
-		d.Close()
-		for _, name := range names {
-			pid, err := strconv.Atoi(name)
-			if err != nil || pid == self {
-				continue
-			}
-			if ppid, zombie := parentOf(pid); ppid != self || zombie || r.isLeader(pid) {
-				continue
-			}
-			if tokens != nil && !carriesToken(pid, tokens) {
-				continue
-			}
-			if unix.Kill(pid, unix.SIGKILL) == nil {
-				victims = append(victims, pid)
-			}
-		}
-		if len(victims) == 0 {
-			return
-		}
-		for _, pid := range victims {
-			reap(pid)
-		}
+		time.Sleep(wait)
+		wait = min(2*wait, 20*time.Millisecond)
 	}
 }
 
+type procInfo struct {
+	pid, ppid int
+	zombie    bool
+}
+
+// descendants lists the processes below root, read from /proc.
+func descendants(root int) []procInfo {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	children := map[int][]procInfo{}
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == root {
+			continue
+		}
+		if ppid, zombie, ok := parentOf(pid); ok {
+			children[ppid] = append(children[ppid], procInfo{pid, ppid, zombie})
+		}
+	}
+	var out []procInfo
+	queue := children[root]
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		out = append(out, p)
+		queue = append(queue, children[p.pid]...)
+	}
+	return out
+}
+
 // parentOf reads pid's parent and whether it is a zombie from /proc/<pid>/stat.
-func parentOf(pid int) (ppid int, zombie bool) {
+func parentOf(pid int) (ppid int, zombie, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 2 {
-		return 0, false
+		return 0, false, false
 	}
-	ppid, _ = strconv.Atoi(f[1])
-	return ppid, f[0] == "Z"
+	ppid, err = strconv.Atoi(f[1])
+	return ppid, f[0] == "Z", err == nil
 }
 
 // carriesToken reports whether pid's environment names one of the cells in tokens.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/plugins/runtime/pipeio"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// StopGrace is how long a plugin gets to exit after shutdown/EOF before SIGTERM,
 	// and again before SIGKILL (default 2s).
 	StopGrace time.Duration
+	// Reaper contains each plugin process and everything it starts, even what
+	// leaves its process group (nil: the process group only).
+	Reaper *reaper.Reaper
 }
 
 func (o Options) handshakeTimeout() time.Duration {
@@ -57,6 +61,24 @@ type Command struct {
 	Argv     []string
 	Dir      string
 	Env      []string
+	// Bridge is set for the Python bridge, which is told its cgroup (see
+	// bridgeCgroupVar).
+	Bridge bool
+}
+
+// bridgeCgroupVar tells the Python bridge the cgroup of its plugin: a forked
+// child joins it before running anything, and the bridge's sentinel kills it
+// when the bridge dies (hermes SIGKILLed), so even what left the plugin's
+// process group goes.
+const bridgeCgroupVar = "HERMES_BRIDGE_CGROUP"
+
+// cellEnv is what a process started in cell must carry in its environment.
+func cellEnv(cell *reaper.Cell, bridge bool) []string {
+	env := cell.Env()
+	if dir := cell.CgroupDir(); dir != "" && bridge {
+		env = append(env, bridgeCgroupVar+"="+dir)
+	}
+	return env
 }
 
 // Process is one running plugin process and its protocol connection.
@@ -93,11 +115,12 @@ type Process struct {
 // Python fork server.
 type launched struct {
 	pid int
-	// wait blocks until the process has exited, kills what it left in its process
-	// group (calling beforeReap once the group may no longer be signalled), and says
+	// wait blocks until the process has exited, kills what it left in its cell
+	// (calling beforeReap once the group may no longer be signalled), and says
 	// how it ended ("exit status 1", "killed by signal killed").
 	wait func(beforeReap func()) string
-	// kill sends SIGKILL to the process itself; safe after it has exited.
+	// kill sends SIGKILL to the process and everything in its cell; safe after
+	// it has exited.
 	kill func()
 }
 
@@ -145,32 +168,31 @@ func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	cell, err := opts.Reaper.NewCell()
+	if err != nil {
+		pp.closeAll()
+		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
+	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = pluginEnv(c.Env)
+	cmd.Env = append(pluginEnv(c.Env), cellEnv(cell, c.Bridge)...)
 	cmd.Stdin = nil // /dev/null: plugins never read the user's terminal
 	cmd.Stdout = pp.stdoutW
 	cmd.Stderr = pp.stderrW
 	cmd.ExtraFiles = []*os.File{pp.toPluginR, pp.fromPluginW}
 	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	if err := cell.Start(cmd); err != nil {
+		cell.Close()
 		pp.closeAll()
 		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
 	}
 	closeAll(pp.childEnds()...)
 	l := launched{
 		pid:  cmd.Process.Pid,
-		kill: func() { _ = cmd.Process.Kill() }, // by pidfd: safe even after the exit
+		kill: cell.Kill, // the whole cell; by pidfd and cgroup: safe even after the exit
 		wait: func(beforeReap func()) string {
-			pid := cmd.Process.Pid
-			if exitedUnreaped(pid) {
-				// A zombie keeps its pid, so the group id cannot have been reused yet.
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-				beforeReap()
-			}
-			_ = cmd.Wait()
-			// Without waiting unreaped (non-Linux) this is best effort, as it can be.
-			beforeReap()
+			// The cell kills what the plugin left running before the reap.
+			_ = cell.Wait(beforeReap)
 			return describeExit(cmd.ProcessState)
 		},
 	}
