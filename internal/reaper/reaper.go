@@ -54,7 +54,6 @@ type Reaper struct {
 	cells    map[*Cell]struct{}
 	leaders  map[int]bool // subreaper: live processes hermes started and will reap itself
 	cgroupOK bool         // new cells are cgroups
-	spare    string       // a cgroup made by the probe, for the first cell
 
 	sweeps sweeper
 }
@@ -66,9 +65,11 @@ func New(opts Options) *Reaper {
 
 // setupState is what the first cell found out about this system.
 type setupState struct {
-	parent    string // the cgroup directory cells are made in
+	parent    string // hermes' own cgroup
+	base      string // the cgroup of this Reaper's cells, in parent
 	subreaper bool   // hermes is a child subreaper
 	why       string // why cells are not cgroups
+	watchdog  *watchdog
 }
 
 // cellSeq numbers cells process-wide (cgroup names must not clash between two
@@ -116,19 +117,13 @@ func (r *Reaper) NewCell() (*Cell, error) {
 	}
 	c := &Cell{r: r}
 	if r.cgroupOK {
-		dir := r.spare
-		r.spare = ""
-		if dir == "" {
-			var err error
-			if dir, err = r.mkCgroup(); err != nil {
-				// Containment would be weaker, not absent: say so in the debug log
-				// and carry on with the fallback rather than refuse to work.
-				r.cgroupOK = false
-				r.setup.why = fmt.Sprintf("cannot create a cgroup: %v", err)
-				r.enableSubreaper()
-			}
-		}
-		if dir != "" {
+		if dir, err := r.mkCgroup(); err != nil {
+			// Containment is weaker, not absent: carry on with the fallback (Mode
+			// says why) rather than refuse to work.
+			r.cgroupOK = false
+			r.setup.why = fmt.Sprintf("cannot create a cgroup: %v", err)
+			r.enableSubreaper()
+		} else {
 			c.kind, c.dir = kindCgroup, dir
 		}
 	}
@@ -359,8 +354,6 @@ func (r *Reaper) Close() {
 	for c := range r.cells {
 		cells = append(cells, c)
 	}
-	spare := r.spare
-	r.spare = ""
 	subreaper := r.setup.subreaper
 	r.mu.Unlock()
 	for _, c := range cells {
@@ -369,9 +362,7 @@ func (r *Reaper) Close() {
 	for _, c := range cells {
 		c.Close()
 	}
-	if spare != "" {
-		removeCgroup(spare)
-	}
+	r.closeCgroups()
 	if subreaper {
 		r.sweepOrphans(nil)
 	}

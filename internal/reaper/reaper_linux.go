@@ -54,15 +54,17 @@ func (r *Reaper) probeCgroups() error {
 	}
 	r.setup.parent = parent
 	removeStale(parent)
-	dir, err := r.mkCgroup()
-	if err != nil {
+	base := filepath.Join(parent, fmt.Sprintf("hermes-%d-%d", os.Getpid(), cellSeq.Add(1)))
+	if err := unix.Mkdir(base, 0o755); err != nil {
 		return fmt.Errorf("cannot create a cgroup in %s: %w", parent, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
-		_ = unix.Rmdir(dir)
+	if _, err := os.Stat(filepath.Join(base, "cgroup.kill")); err != nil {
+		_ = unix.Rmdir(base)
 		return errors.New("cgroup.kill is missing (Linux 5.14 or later has it)")
 	}
-	r.cgroupOK, r.spare = true, dir
+	r.setup.base = base
+	r.setup.watchdog = startWatchdog(base)
+	r.cgroupOK = true
 	return nil
 }
 
@@ -121,16 +123,46 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
+// mkCgroup makes a cell's cgroup in the base.
 func (r *Reaper) mkCgroup() (string, error) {
-	dir := filepath.Join(r.setup.parent, fmt.Sprintf("hermes-%d-%d", os.Getpid(), cellSeq.Add(1)))
+	dir := filepath.Join(r.setup.base, strconv.FormatUint(cellSeq.Add(1), 10))
 	if err := unix.Mkdir(dir, 0o755); err != nil {
 		return "", err
 	}
 	return dir, nil
 }
 
-// removeStale removes the empty cgroups a hermes that was killed outright left
-// behind (rmdir only succeeds on an empty cgroup, so nothing running is touched).
+// closeCgroups kills whatever is left in the base, removes it and lets the
+// watchdog go.
+func (r *Reaper) closeCgroups() {
+	r.mu.Lock()
+	base, w := r.setup.base, r.setup.watchdog
+	r.setup.base, r.setup.watchdog = "", nil
+	r.mu.Unlock()
+	if base != "" {
+		killCgroup(base)
+		for _, leaf := range subdirs(base) {
+			removeCgroup(leaf)
+		}
+		removeCgroup(base)
+	}
+	w.stop()
+}
+
+func subdirs(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// removeStale removes the empty cgroups a hermes whose watchdog was killed too
+// left behind (rmdir only succeeds on an empty cgroup, so nothing running is
+// touched).
 func removeStale(parent string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -146,8 +178,59 @@ func removeStale(parent string) {
 		if err != nil || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
 			continue
 		}
-		_ = unix.Rmdir(filepath.Join(parent, e.Name()))
+		base := filepath.Join(parent, e.Name())
+		for _, leaf := range subdirs(base) {
+			_ = unix.Rmdir(leaf)
+		}
+		_ = unix.Rmdir(base)
 	}
+}
+
+// watchdogScript waits for end of file on its stdin, whose only writer is hermes,
+// then kills the base cgroup ($0) and removes it with its cells.
+const watchdogScript = `read x
+echo 1 >"$0/cgroup.kill" 2>/dev/null
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+  [ -d "$0" ] || exit 0
+  for d in "$0"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+  rmdir "$0" 2>/dev/null && exit 0
+  sleep 0.1
+done`
+
+// watchdog is a tiny shell outside the cells that kills them all when hermes is
+// gone, however it went (SIGKILL, the OOM killer, a second Ctrl-C): nothing else
+// would, since the kernel does not kill a cgroup when the process that made it
+// dies.
+type watchdog struct {
+	cmd *exec.Cmd
+	w   *os.File // the write end of its stdin: close-on-exec, so only hermes holds it
+}
+
+// startWatchdog starts the watchdog of base; nil if it cannot (the cells still
+// work while hermes lives).
+func startWatchdog(base string) *watchdog {
+	rd, w, err := os.Pipe()
+	if err != nil {
+		return nil
+	}
+	defer rd.Close()
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"hermes-cgroup-watchdog", "-c", watchdogScript, base}, Stdin: rd,
+		// A session of its own: a Ctrl-C meant for hermes must not end it.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil
+	}
+	return &watchdog{cmd: cmd, w: w}
+}
+
+// stop lets the watchdog exit (its cgroup is gone by now) and reaps it.
+func (w *watchdog) stop() {
+	if w == nil {
+		return
+	}
+	w.w.Close()
+	_ = w.cmd.Wait()
 }
 
 // enableSubreaper makes hermes the reaper of what its descendants orphan.

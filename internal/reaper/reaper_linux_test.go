@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 		os.Exit(dumpableHost())
 	case "environ-reader":
 		os.Exit(environReader())
+	case "killed-host":
+		os.Exit(killedHost())
 	}
 	os.Exit(m.Run())
 }
@@ -267,6 +269,70 @@ func TestStaleCgroupRemoved(t *testing.T) {
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("stale cgroup %s was not removed (%v)", stale, err)
 	}
+}
+
+// TestKilledHermesLeavesNothing: when hermes itself is SIGKILLed, its watchdog
+// kills every cell and removes the cgroups.
+func TestKilledHermesLeavesNothing(t *testing.T) {
+	r := New(Options{})
+	defer r.Close()
+	if r.Mode() != "cgroup" {
+		t.Skipf("cgroups not usable here: %s", r.Mode())
+	}
+	marker := procs.NewMarker()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), roleEnv+"=killed-host", "HERMES_TEST_MARKER="+marker, "ESCAPED="+filepath.Join(t.TempDir(), "pid"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		t.Fatalf("host said %q", line)
+	}
+	pid, _ := strconv.Atoi(f[0])
+	if !procs.Alive(pid) {
+		t.Fatalf("host said %q", line)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	procs.WaitGone(t, pid, "escaped process of a killed hermes", guard)
+	procs.NoneMarked(t, marker, guard)
+	deadline := time.Now().Add(guard)
+	for {
+		if _, err := os.Stat(f[1]); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cgroups of a killed hermes are still there: %s", f[1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// killedHost starts an escaper in a cell, prints "<escaped pid> <base cgroup>"
+// and waits to be killed.
+func killedHost() int {
+	r := New(Options{})
+	cmd := exec.Command("sh", "-c", escapes[0].script+"; exec sleep 1000")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 1
+	}
+	if _, err := r.Start(cmd); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	fmt.Println(strings.TrimSpace(line), r.setup.base)
+	select {}
 }
 
 // ---- PR_SET_DUMPABLE ----------------------------------------------------------

@@ -24,6 +24,10 @@ func exitedUnreaped(int) bool { return false }
 
 func killCgroup(string) {}
 
+func (r *Reaper) closeCgroups() {}
+
+type watchdog struct{}
+
 func removeCgroup(string) {}
 
 func (r *Reaper) sweepOrphans(map[string]bool) {}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -128,21 +127,13 @@ func TestHostExitTakesEscapedDaemonsDown(t *testing.T) {
 	}
 }
 
-// TestHostKilledTakesEscapedDaemonsDown: when hermes is SIGKILLed, the Python
-// bridge's sentinel kills the plugin's cgroup, so even a daemon that left the
-// plugin's process group dies. (Without cgroups it survives: see DESIGN.md.)
+// TestHostKilledTakesEscapedDaemonsDown: when hermes is SIGKILLed, the reaper's
+// watchdog kills the cells, so even a daemon that left the plugin's process group
+// dies. (Without cgroups it survives: see DESIGN.md.)
 func TestHostKilledTakesEscapedDaemonsDown(t *testing.T) {
 	if mode := testReaper.Mode(); mode != "cgroup" {
 		t.Skipf("cells are not cgroups here (%s)", mode)
 	}
-	// A killed host leaves its empty cgroups; the next one to start removes them.
-	t.Cleanup(func() {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), tidyEnv+"=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("tidy: %v %s", err, out)
-		}
-	})
 	for _, fork := range []bool{false, true} {
 		for _, how := range escapes {
 			t.Run(fmt.Sprintf("fork_server=%v/%s", fork, how), func(t *testing.T) {

@@ -218,10 +218,17 @@ func (fs *ForkServer) Alive() bool {
 	return !fs.dead
 }
 
+// joinCgroupVar names the cgroup a forked child moves itself into before it runs
+// anything else, so whatever the plugin starts is in it too.
+const joinCgroupVar = "HERMES_BRIDGE_CGROUP"
+
 // spawn forks one plugin process with the given pipe ends as its fds 3, 4, 1, 2.
 // The child joins cell before it runs anything else.
 func (fs *ForkServer) spawn(ctx context.Context, cell *reaper.Cell, env []string, dir string, ends []*os.File) (launched, error) {
-	env = append(env[:len(env):len(env)], cellEnv(cell, true)...)
+	env = append(env[:len(env):len(env)], cell.Env()...)
+	if dir := cell.CgroupDir(); dir != "" {
+		env = append(env, joinCgroupVar+"="+dir)
+	}
 	envMap := make(map[string]string, len(env))
 	for _, kv := range env {
 		if k, v, ok := cutEnv(kv); ok {

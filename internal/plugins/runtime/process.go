@@ -61,24 +61,6 @@ type Command struct {
 	Argv     []string
 	Dir      string
 	Env      []string
-	// Bridge is set for the Python bridge, which is told its cgroup (see
-	// bridgeCgroupVar).
-	Bridge bool
-}
-
-// bridgeCgroupVar tells the Python bridge the cgroup of its plugin: a forked
-// child joins it before running anything, and the bridge's sentinel kills it
-// when the bridge dies (hermes SIGKILLed), so even what left the plugin's
-// process group goes.
-const bridgeCgroupVar = "HERMES_BRIDGE_CGROUP"
-
-// cellEnv is what a process started in cell must carry in its environment.
-func cellEnv(cell *reaper.Cell, bridge bool) []string {
-	env := cell.Env()
-	if dir := cell.CgroupDir(); dir != "" && bridge {
-		env = append(env, bridgeCgroupVar+"="+dir)
-	}
-	return env
 }
 
 // Process is one running plugin process and its protocol connection.
@@ -175,7 +157,7 @@ func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(pluginEnv(c.Env), cellEnv(cell, c.Bridge)...)
+	cmd.Env = pluginEnv(c.Env)
 	cmd.Stdin = nil // /dev/null: plugins never read the user's terminal
 	cmd.Stdout = pp.stdoutW
 	cmd.Stderr = pp.stderrW

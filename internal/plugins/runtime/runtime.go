@@ -43,7 +43,6 @@ func (r *Python) Start(ctx context.Context, spec Spec, host protocol.Handler) (*
 		Argv:     []string{r.Interpreter, r.Script},
 		Dir:      spec.WorkDir,
 		Env:      PythonEnv(spec.Env),
-		Bridge:   true,
 	}
 	launch := func() (*Process, error) { return start(cmd, host, r.Options) }
 	if r.Fork != nil && r.Fork.Alive() {

@@ -187,7 +187,7 @@ def _child(req, fds, libc, server_fds, plugin_main):
             except OSError:
                 pass
     env = req.get("env") or {}
-    cgroup = env.get("HERMES_BRIDGE_CGROUP")
+    cgroup = env.pop("HERMES_BRIDGE_CGROUP", None)
     if cgroup:
         try:
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:

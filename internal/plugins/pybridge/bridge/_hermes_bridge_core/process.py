@@ -12,7 +12,7 @@ _BRIDGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SENTINEL_FD = None
 
 
-def _start_group_sentinel(fd_in, fd_out, cgroup):
+def _start_group_sentinel(fd_in, fd_out):
     """Start a tiny process that kills this plugin's process group once the bridge is gone.
 
     hermes kills the group itself whenever it stops a plugin or sees it exit. When hermes
@@ -20,9 +20,7 @@ def _start_group_sentinel(fd_in, fd_out, cgroup):
     (PR_SET_PDEATHSIG) but not what the plugin spawned, which would live on as orphans.
     The sentinel, a shell in our group, reads a pipe whose only writer is the bridge:
     end of file means the bridge has exited, however it went, and the sentinel then
-    kills the rest of the group, itself included, and the plugin's cgroup when hermes
-    gave it one (which holds even what left the group). Costs about a millisecond at
-    start.
+    kills the rest of the group, itself included. Costs about a millisecond at start.
     """
     global _SENTINEL_FD
     spawn = getattr(os, "posix_spawn", None)
@@ -33,8 +31,7 @@ def _start_group_sentinel(fd_in, fd_out, cgroup):
     except OSError:
         return
     try:
-        script = 'read x; [ -z "$1" ] || echo 1 >"$1/cgroup.kill"; kill -9 0'
-        spawn("/bin/sh", ["hermes-plugin-sentinel", "-c", script, "hermes-plugin-sentinel", cgroup], os.environ, file_actions=[
+        spawn("/bin/sh", ["hermes-plugin-sentinel", "-c", "read x; kill -9 0"], os.environ, file_actions=[
             (os.POSIX_SPAWN_DUP2, r, 0),
             # Hold nothing the host waits on: its protocol pipes, stdout, stderr.
             (os.POSIX_SPAWN_CLOSE, fd_in),
@@ -99,7 +96,7 @@ def main():
     if fd_in < 0 or fd_out < 0 or os.environ.get("HERMES_PLUGIN_MAGIC_COOKIE") != "hermes-plugin-v1-7d3f0b2a":
         sys.stderr.write("This program is a hermes plugin host bridge; it is started by `hermes`, not by hand.\n")
         return 2
-    _start_group_sentinel(fd_in, fd_out, os.environ.pop("HERMES_BRIDGE_CGROUP", ""))
+    _start_group_sentinel(fd_in, fd_out)
     compat = os.path.join(_BRIDGE_DIR, "_hermes_compat")
     if os.path.isdir(compat):
         sys.path.append(compat)
