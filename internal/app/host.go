@@ -54,6 +54,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Logger:      f.Logger(),
 		Agent:       host.agent,
 		StallOut:    f.IO.Err,
+		Reaper:      f.procs,
 	}
 	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
 		opts.Approver = host.Approver
