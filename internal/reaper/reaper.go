@@ -281,6 +281,16 @@ func (c *Cell) Wait(beforeReap func()) error {
 	return err
 }
 
+// SignalGroup sends sig to the leader's process group while its id cannot have
+// been reused (the leader is not yet reaped): the polite step before Kill.
+func (c *Cell) SignalGroup(sig syscall.Signal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.reaped && c.leader > 0 && c.ownGroup {
+		_ = syscall.Kill(-c.leader, sig)
+	}
+}
+
 // Kill kills every process of the cell now, the leader included. It does not wait
 // for them to exit; it is safe at any time, also after the leader was reaped.
 func (c *Cell) Kill() {

@@ -29,6 +29,7 @@ type ForkServer struct {
 	cmd    *exec.Cmd
 	conn   *net.UnixConn
 	pid    int
+	cell   *reaper.Cell   // the server's own
 	reaper *reaper.Reaper // gives each child a cell of its own
 
 	mu      sync.Mutex
@@ -94,7 +95,7 @@ func StartForkServer(ctx context.Context, r *reaper.Reaper, interp, script strin
 		return nil, fmt.Errorf("start python fork server %s: %w", interp, err)
 	}
 	closeAll(pp.stdoutW, pp.stderrW)
-	fs := &ForkServer{cmd: cmd, conn: conn, pid: cmd.Process.Pid, reaper: r,
+	fs := &ForkServer{cmd: cmd, conn: conn, pid: cmd.Process.Pid, cell: cell, reaper: r,
 		spawns: map[int]chan spawnReply{}, exits: map[int]chan string{}, early: map[int]string{}, gone: make(chan struct{})}
 	out := &Process{id: "python-forkserver", opts: Options{Sink: sink}}
 	out.drains.Add(2)
@@ -317,7 +318,7 @@ func (fs *ForkServer) Close() {
 	select {
 	case <-fs.gone:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-fs.pid, syscall.SIGKILL)
+		fs.cell.Kill()
 		<-fs.gone
 	}
 }

@@ -158,7 +158,6 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 		return runResult{exitCode: -1, err: "Failed to execute command: " + err.Error()}
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
 
 	capture := newHeadTail(2 * t.opts.OutputCap)
 	readDone := make(chan struct{})
@@ -177,10 +176,10 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	case waitErr = <-exited:
 	case <-timer.C:
 		reason = "timeout"
-		waitErr = stopGroup(cell, pgid, exited)
+		waitErr = stopGroup(cell, exited)
 	case <-ctx.Done():
 		reason = "cancelled"
-		waitErr = stopGroup(cell, pgid, exited)
+		waitErr = stopGroup(cell, exited)
 	}
 	select {
 	case <-readDone:
@@ -201,11 +200,10 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	return res
 }
 
-// stopGroup sends SIGTERM to the group (still unreaped: exited has not been
-// received), then kills the whole cell if the shell has not exited within
-// killGrace, and returns the shell's wait error.
-func stopGroup(cell *reaper.Cell, pgid int, exited <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+// stopGroup sends SIGTERM to the group, then kills the whole cell if the shell
+// has not exited within killGrace, and returns the shell's wait error.
+func stopGroup(cell *reaper.Cell, exited <-chan error) error {
+	cell.SignalGroup(syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
