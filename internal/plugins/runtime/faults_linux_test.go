@@ -842,6 +842,9 @@ func startMiniHost(t *testing.T, cfg miniHostConfig) (host *exec.Cmd, stdin io.W
 	t.Cleanup(func() {
 		_ = host.Process.Kill()
 		_ = host.Wait()
+		if t.Failed() {
+			t.Logf("mini host stderr:\n%s", stderr.String())
+		}
 	})
 	ready := make(chan string, 1)
 	go func() {

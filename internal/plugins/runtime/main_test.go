@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -69,12 +70,15 @@ func miniHost(raw string) int {
 		return 2
 	}
 	ctx := context.Background()
+	var mu sync.Mutex // registrations may be served concurrently
 	tools := map[string]string{}
 	host := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 		if method == protocol.MethodRegisterTool {
 			var p protocol.RegisterToolParams
 			_ = json.Unmarshal(params, &p)
-			tools[p.Name] = p.Handle // register() runs before any tool call reads the map
+			mu.Lock()
+			tools[p.Name] = p.Handle
+			mu.Unlock()
 			return protocol.RegisterResult{Registered: true}, nil
 		}
 		return nil, nil
@@ -113,7 +117,10 @@ func miniHost(raw string) int {
 	if cfg.Escape != "" {
 		tool, args["how"] = "daemon", cfg.Escape
 	}
-	if err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: tools[tool], Args: args}, &gpid); err != nil {
+	mu.Lock()
+	handle := tools[tool]
+	mu.Unlock()
+	if err := p.Call(ctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handle, Args: args}, &gpid); err != nil {
 		fmt.Fprintln(os.Stderr, "minihost: spawn:", err)
 		return 1
 	}
