@@ -95,9 +95,10 @@ type Cell struct {
 	dir   string // kindCgroup: the cgroup directory
 	token string // kindSubreaper: the value of tokenVar
 
-	cmd *exec.Cmd
+	cmd *exec.Cmd // set by Start, for Wait
 
 	mu       sync.Mutex
+	proc     *os.Process // the leader, once started
 	leader   int
 	ownGroup bool // the leader leads its own process group
 	reaped   bool // the leader was reaped: its pid may be reused, never signal it
@@ -235,7 +236,7 @@ func (c *Cell) Start(cmd *exec.Cmd) error {
 		return c.startFailed(err)
 	}
 	c.mu.Lock()
-	c.leader, c.ownGroup = cmd.Process.Pid, true
+	c.proc, c.leader, c.ownGroup = cmd.Process, cmd.Process.Pid, true
 	c.mu.Unlock()
 	if c.kind == kindSubreaper {
 		c.r.mu.Lock()
@@ -295,8 +296,11 @@ func (c *Cell) SignalGroup(sig syscall.Signal) {
 // for them to exit; it is safe at any time, also after the leader was reaped.
 func (c *Cell) Kill() {
 	c.killMembers(true)
-	if c.cmd != nil && c.cmd.Process != nil {
-		_ = c.cmd.Process.Kill() // by pidfd: safe even after the reap
+	c.mu.Lock()
+	proc := c.proc
+	c.mu.Unlock()
+	if proc != nil {
+		_ = proc.Kill() // by pidfd: safe even after the reap
 	}
 }
 
