@@ -51,6 +51,7 @@ func (host *Host) registerBuiltinTools() error {
 		Approver:       approver,
 		ProtectedPaths: []string{h.ConfigPath(), h.EnvPath()},
 		SecretPaths:    []string{h.EnvPath()},
+		Reaper:         host.f.procs,
 		TransformOutput: func(ctx context.Context, command, output string, exitCode int) string {
 			if !hk.Has(hooks.HookTransformTerminalOutput) {
 				return output

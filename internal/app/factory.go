@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/logs"
+	"github.com/hermes-go/hermes/internal/reaper"
 )
 
 // IOStreams is the terminal: the streams and whether they are TTYs.
@@ -59,6 +60,11 @@ type Factory struct {
 	home *home.Home
 	out  *logs.Output
 	cfg  configState
+	// procs contains every process the command starts (nil in tests that build
+	// a Factory themselves: process groups only); the Factory New made owns it
+	// and kills what is left of them in Close.
+	procs     *reaper.Reaper
+	ownsProcs bool
 }
 
 // Home resolves HERMES_HOME and the profile once.
@@ -136,12 +142,25 @@ func (f *Factory) Warn(msg string) { f.Logs().Warn(msg) }
 // Logger is hermes' own structured log (see logs.Output.Logger).
 func (f *Factory) Logger() *slog.Logger { return f.Logs().Logger() }
 
-// Close releases what the command opened (plugins.log).
+// Close releases what the command opened (plugins.log) and, for the process's
+// own Factory, kills every process hermes started that is still running, and
+// whatever those left behind.
 func (f *Factory) Close() {
+	if f.ownsProcs {
+		f.procs.Close()
+	}
 	if f.out != nil {
 		f.out.Close()
 	}
 }
+
+// Reaper is what every process of this hermes starts in (see package reaper);
+// nil (process groups only) unless the Factory came from New.
+func (f *Factory) Reaper() *reaper.Reaper { return f.procs }
+
+// KillProcesses kills every process hermes started and what they left, at once:
+// for an exit that cannot wait for plugins to stop (a second Ctrl-C).
+func (f *Factory) KillProcesses() { f.procs.Close() }
 
 // Truthy is how hermes reads an on/off environment variable.
 func Truthy(v string) bool {
@@ -157,6 +176,7 @@ func Truthy(v string) bool {
 // what f resolved so far (home, config, log) carries over.
 func (f *Factory) WithStdin(r io.Reader) *Factory {
 	c := *f
+	c.ownsProcs = false
 	streams := *f.IO
 	streams.In = r
 	streams.lines = nil
@@ -168,5 +188,5 @@ func (f *Factory) WithStdin(r io.Reader) *Factory {
 // demo` uses); Close it when done.
 func (f *Factory) ForHome(h home.Home) *Factory {
 	return &Factory{IO: f.IO, Env: f.Env, Environ: f.Environ, Cwd: f.Cwd, Clock: f.Clock, Version: f.Version,
-		Profile: h.Profile, ArmInterrupts: f.ArmInterrupts, home: &h}
+		Profile: h.Profile, ArmInterrupts: f.ArmInterrupts, home: &h, procs: f.procs}
 }

@@ -61,6 +61,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Tools:       hostTools{host},
 		StallOut:    f.IO.Err,
 		Clock:       f.Now,
+		Reaper:      f.procs,
 	}
 	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
 		opts.Approver = host.Approver

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/hermes-go/hermes/internal/clock"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/mattn/go-isatty"
 )
 
@@ -23,5 +24,8 @@ func New(version string) *Factory {
 		Cwd:     cwd,
 		Clock:   clock.Now,
 		Version: version,
+		// Costs nothing until the first process starts.
+		procs:     reaper.New(reaper.Options{NoCgroups: Truthy(os.Getenv("HERMES_NO_CGROUPS"))}),
+		ownsProcs: true,
 	}
 }

@@ -26,11 +26,11 @@ func (f *Factory) Installer(scanner install.Scanner) (*install.Installer, error)
 	if err != nil {
 		return nil, err
 	}
-	g := &install.Git{Env: f.Env}
+	g := &install.Git{Env: f.Env, Reaper: f.procs}
 	in := &install.Installer{
 		PluginsDir:  h.PluginsDir(),
 		Git:         g,
-		Credentials: &install.Credentials{Env: f.Env, DotenvPath: h.EnvPath(), Git: g},
+		Credentials: &install.Credentials{Env: f.Env, DotenvPath: h.EnvPath(), Git: g, Reaper: f.procs},
 		Scanner:     scanner,
 		Log:         termsafe.NewWriter(f.IO.Err), // its lines quote URLs from links and indexes
 	}

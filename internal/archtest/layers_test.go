@@ -23,7 +23,8 @@ var tiers = map[string]int{
 	// 0: leaves, no hermes imports.
 	"internal/clock": 0, "internal/jsonx": 0, "internal/lazyre": 0, "internal/startmem": 0,
 	"internal/plugins/pybridge": 0, "internal/plugins/manifest/internal/yamlfast": 0, "internal/termsafe": 0,
-	"examples": 0, // the example plugins' files, embedded
+	"internal/reaper": 0, // process containment: cgroups, the subreaper, non-dumpable
+	"examples":        0, // the example plugins' files, embedded
 	// 1: the wire, the clock-using basics.
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
 	"internal/urlscheme": 1, "internal/llm": 1, "internal/logs": 1, "internal/hooks": 1,

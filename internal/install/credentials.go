@@ -2,6 +2,7 @@ package install
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/reaper"
 )
 
 // Credential is one username/password (or token) pair for an https git remote.
@@ -43,6 +45,8 @@ type Credentials struct {
 	GitHubHosts []string
 	// GH is the gh binary; "" looks "gh" up on the PATH from Env.
 	GH string
+	// Reaper runs gh in a cell of its own (nil: its process group only).
+	Reaper *reaper.Reaper
 }
 
 // lookup is a lazily evaluated credential source.
@@ -129,11 +133,12 @@ func (c *Credentials) ghToken(ctx context.Context) (Credential, bool) {
 	}
 	cmd.Env = append(env, "GH_PROMPT_DISABLED=1", "NO_COLOR=1")
 	cmd.WaitDelay = 2 * time.Second
-	out, err := cmd.Output()
-	if err != nil {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := c.Reaper.Run(cmd); err != nil {
 		return Credential{}, false
 	}
-	tok := strings.TrimSpace(string(out))
+	tok := strings.TrimSpace(out.String())
 	if tok == "" || strings.ContainsAny(tok, " \n\t") {
 		return Credential{}, false
 	}

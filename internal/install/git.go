@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
+	"github.com/hermes-go/hermes/internal/reaper"
 )
 
 // GitTimeout bounds one network git operation (clone, fetch, pull), as upstream.
@@ -28,6 +29,9 @@ type Git struct {
 	// Environ lists the names of the variables to pass through; nil means a
 	// conservative default set (PATH, HOME, locale, proxies, ssh agent, TLS).
 	Environ []string
+	// Reaper runs each git in a cell of its own, so its helpers (git-remote-http,
+	// ssh) die with it when it is killed (nil: its process group only).
+	Reaper *reaper.Reaper
 
 	// trace, when set (tests), sees every command's arguments and outcome.
 	trace func(args []string, err error)
@@ -146,7 +150,7 @@ func (g *Git) run(ctx context.Context, dir string, extraEnv, secrets []string, s
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err := g.Reaper.Run(cmd) // a timeout or interrupt kills git's helpers too
 	if g.trace != nil {
 		g.trace(args, err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
 	"github.com/hermes-go/hermes/internal/plugins/runtime/python"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -70,6 +71,9 @@ type Options struct {
 	Restart RestartPolicy
 	// Clock reads the time the restart policy counts with (nil: clock.Now).
 	Clock func() time.Time
+	// Reaper contains every plugin process and what it starts (nil: process
+	// groups only).
+	Reaper *reaper.Reaper
 }
 
 // Manager owns the plugins of one HERMES_HOME.
@@ -146,6 +150,7 @@ func New(opts Options) *Manager {
 		Configured: func() string { return m.Settings().Python }, Env: opts.Env,
 		CacheDir: opts.Home.CacheDir(), Cwd: opts.Cwd, Sink: opts.Sink, Logger: m.log,
 		PluginEnv: m.pluginEnv, NoForkServer: discovery.Truthy(opts.Env("HERMES_NO_FORKSERVER")),
+		Reaper: opts.Reaper,
 	})
 	m.host = hostapi.New(hostapi.Options{
 		Registry: m.reg, Store: m.store, Home: opts.Home, Logger: m.log, Sink: opts.Sink,
@@ -581,7 +586,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		Env:     m.pluginEnv(),
 		WorkDir: m.opts.Cwd,
 	}
-	rtOpts := runtime.Options{Sink: m.opts.Sink}
+	rtOpts := runtime.Options{Sink: m.opts.Sink, Reaper: m.opts.Reaper}
 	var rt runtime.Runtime
 	switch p.Runtime {
 	case RuntimeExec:

@@ -32,7 +32,7 @@ func startConcurrent(t *testing.T) (*Process, map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	cache := t.TempDir()
-	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	info, err := ProbePython(ctx, nil, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
 	if err != nil {
 		t.Skipf("no python: %v", err)
 	}
@@ -42,7 +42,7 @@ func startConcurrent(t *testing.T) (*Process, map[string]string) {
 	}
 	h := &concurrentHost{}
 	dir, _ := filepath.Abs("testdata/concurrent")
-	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: h.sink}}
+	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: h.sink, Reaper: testReaper}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "concurrent", Name: "concurrent", Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, _, err := rt.Start(ctx, spec, h.handle)
 	if err != nil {

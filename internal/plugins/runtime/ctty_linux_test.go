@@ -64,7 +64,7 @@ func pluginTTYsChild(t *testing.T) {
 	interp, script := python(t)
 	ctx := context.Background()
 	h := newFaultHost()
-	fs, err := StartForkServer(ctx, interp, script, PythonEnv(os.Environ()), t.TempDir(), h.sink)
+	fs, err := StartForkServer(ctx, testReaper, interp, script, PythonEnv(os.Environ()), t.TempDir(), h.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func benchPipeEcho(b *testing.B, n int) { benchPipeScript(b, echoScript, toolCal
 // benchPipeScript runs n Python processes of script and times one request line
 // to each and one answer line back from each; the first answers must be want.
 func benchPipeScript(b *testing.B, script, want string, n int) {
-	info, err := ProbePython(context.Background(), ChooseInterpreter("", os.Getenv), os.Getenv, b.TempDir(), b.TempDir())
+	info, err := ProbePython(context.Background(), nil, ChooseInterpreter("", os.Getenv), os.Getenv, b.TempDir(), b.TempDir())
 	if err != nil {
 		b.Skip(err)
 	}

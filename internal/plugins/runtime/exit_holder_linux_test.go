@@ -49,7 +49,7 @@ func TestExitWhileEscapedChildHoldsProtocolPipe(t *testing.T) {
 			h := newFaultHost()
 			rt := &Python{Interpreter: interp, Script: script, Options: testOptions(h)}
 			if c.fork {
-				fs, err := StartForkServer(ctx, interp, script, PythonEnv(os.Environ()), t.TempDir(), h.sink)
+				fs, err := StartForkServer(ctx, testReaper, interp, script, PythonEnv(os.Environ()), t.TempDir(), h.sink)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -66,6 +66,36 @@ def spawn(args, **kw):
     return str(subprocess.Popen(["sleep", "1000"], env=env).pid)
 
 
+def daemon(args, **kw):
+    """A sleeper outside the plugin's process group: setsid, or a daemon's double fork."""
+    env = dict(os.environ, HERMES_TEST_MARKER=args["marker"])
+    if args["how"] == "setsid":
+        return str(subprocess.Popen(["sleep", "1000"], env=env, start_new_session=True,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)
+    r, w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.setsid()
+            pid = os.fork()
+            if pid == 0:
+                os.closerange(0, 256)
+                os.execvpe("sleep", ["sleep", "1000"], env)
+            os.write(w, str(pid).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    pid = os.read(r, 32).decode()
+    os.close(r)
+    os.waitpid(child, 0)
+    return pid
+
+
+def daemon_and_exit(args, **kw):
+    daemon(args)
+    os._exit(5)
+
+
 def spawn_and_exit(args, **kw):
     spawn(args)
     os._exit(5)
@@ -167,7 +197,7 @@ var (
 func python(t *testing.T) (interp, script string) {
 	t.Helper()
 	pyOnce.Do(func() {
-		info, err := ProbePython(context.Background(), ChooseInterpreter("", os.Getenv), os.Getenv, testCache, testCache)
+		info, err := ProbePython(context.Background(), nil, ChooseInterpreter("", os.Getenv), os.Getenv, testCache, testCache)
 		if err != nil {
 			pyErr = err
 			return
@@ -285,7 +315,7 @@ func (h *faultHost) handle1(t *testing.T, name string) string {
 
 // testOptions keep the kill ladder short: these plugins ignore polite requests.
 func testOptions(h *faultHost) Options {
-	return Options{Sink: h.sink, StopGrace: 300 * time.Millisecond, HandshakeTimeout: guard}
+	return Options{Sink: h.sink, StopGrace: 300 * time.Millisecond, HandshakeTimeout: guard, Reaper: testReaper}
 }
 
 // startFaulty starts the faulty Python plugin as id and runs its register().
@@ -594,7 +624,7 @@ func TestHandshakeNeverCompletes(t *testing.T) {
 	marker := newMarker(t)
 	// A long StopGrace: a start that gives up on the handshake must not wait for a
 	// polite exit from a process that never spoke (the guard below would expire).
-	opts := Options{HandshakeTimeout: 300 * time.Millisecond, StopGrace: 2 * guard}
+	opts := Options{HandshakeTimeout: 300 * time.Millisecond, StopGrace: 2 * guard, Reaper: testReaper}
 	type result struct {
 		p   *Process
 		err error
@@ -627,7 +657,7 @@ func TestPluginExitsBeforeHandshake(t *testing.T) {
 	interp, _ := python(t)
 	script := filepath.Join(t.TempDir(), "plugin.py")
 	writeFile(t, script, execPlugin, 0o644)
-	_, err := startExec(t, "early", []string{interp, script, "crash-at-start"}, newMarker(t), Options{StopGrace: guard})
+	_, err := startExec(t, "early", []string{interp, script, "crash-at-start"}, newMarker(t), Options{StopGrace: guard, Reaper: testReaper})
 	if err == nil {
 		t.Fatal("start succeeded for a plugin that exited")
 	}
@@ -643,7 +673,7 @@ func TestRegisterNeverAnswers(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sleepy")
 	writeFile(t, filepath.Join(dir, "__init__.py"), "import time\ntime.sleep(1000)\ndef register(ctx):\n    pass\n", 0o644)
 	h := newFaultHost()
-	rt := &Python{Interpreter: interp, Script: script, Options: Options{Sink: h.sink, StopGrace: guard}}
+	rt := &Python{Interpreter: interp, Script: script, Options: Options{Sink: h.sink, StopGrace: guard, Reaper: testReaper}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "sleepy", Name: "sleepy", Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, _, err := rt.Start(context.Background(), spec, h.handle)
 	if err != nil {
@@ -668,7 +698,7 @@ func TestPluginThatStopsReadingCannotBlockTheHost(t *testing.T) {
 	interp, _ := python(t)
 	script := filepath.Join(t.TempDir(), "plugin.py")
 	writeFile(t, script, execPlugin, 0o644)
-	p, err := startExec(t, "deaf", []string{interp, script, "deaf"}, newMarker(t), Options{StopGrace: guard})
+	p, err := startExec(t, "deaf", []string{interp, script, "deaf"}, newMarker(t), Options{StopGrace: guard, Reaper: testReaper})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +733,7 @@ func TestPluginThatHangsUpIsStopped(t *testing.T) {
 	interp, _ := python(t)
 	script := filepath.Join(t.TempDir(), "plugin.py")
 	writeFile(t, script, execPlugin, 0o644)
-	p, err := startExec(t, "hangup", []string{interp, script, "hangup"}, newMarker(t), Options{StopGrace: 200 * time.Millisecond})
+	p, err := startExec(t, "hangup", []string{interp, script, "hangup"}, newMarker(t), Options{StopGrace: 200 * time.Millisecond, Reaper: testReaper})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -779,20 +809,36 @@ func TestHostKilledTakesPluginsDown(t *testing.T) {
 }
 
 func hostKilled(t *testing.T, fork bool) {
-	interp, script := python(t)
-	dir := filepath.Join(t.TempDir(), "orphan-maker")
-	writeFile(t, filepath.Join(dir, "__init__.py"), faultyPlugin, 0o644)
 	marker := newMarker(t)
-	cfg, _ := json.Marshal(miniHostConfig{Interpreter: interp, Script: script, PluginDir: dir, Marker: marker, Fork: fork})
-	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), miniHostEnv+"="+string(cfg))
+	host, _, pluginPid, grandchildPid := startMiniHost(t, miniHostConfig{Marker: marker, Fork: fork})
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = host.Wait()
+	waitGone(t, pluginPid, "plugin of a killed host")
+	waitGone(t, grandchildPid, "grandchild of a killed host")
+	noMarkedProcs(t, marker)
+}
+
+// startMiniHost runs the test binary as a mini host (see miniHost) of the faulty
+// plugin, which it has spawn a grandchild; it returns the host, its stdin (closing
+// it makes the host exit) and the pids of the plugin and the grandchild.
+func startMiniHost(t *testing.T, cfg miniHostConfig) (host *exec.Cmd, stdin io.WriteCloser, pluginPid, grandchildPid int) {
+	t.Helper()
+	interp, script := python(t)
+	cfg.Interpreter, cfg.Script = interp, script
+	cfg.PluginDir = filepath.Join(t.TempDir(), "orphan-maker")
+	writeFile(t, filepath.Join(cfg.PluginDir, "__init__.py"), faultyPlugin, 0o644)
+	raw, _ := json.Marshal(cfg)
+	host = exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), miniHostEnv+"="+string(raw))
 	var stderr bytes.Buffer
 	host.Stderr = &stderr
 	stdin, err := host.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stdin.Close()
+	t.Cleanup(func() { stdin.Close() })
 	stdout, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -800,6 +846,13 @@ func hostKilled(t *testing.T, fork bool) {
 	if err := host.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = host.Process.Kill()
+		_ = host.Wait()
+		if t.Failed() {
+			t.Logf("mini host stderr:\n%s", stderr.String())
+		}
+	})
 	ready := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
@@ -809,23 +862,14 @@ func hostKilled(t *testing.T, fork bool) {
 	select {
 	case line = <-ready:
 	case <-time.After(guard):
-		host.Process.Kill()
-		_ = host.Wait()
 		t.Fatalf("mini host did not start its plugin; stderr:\n%s", stderr.String())
 	}
-	var pluginPid, grandchildPid int
 	if _, err := fmtSscan(line, &pluginPid, &grandchildPid); err != nil {
-		host.Process.Kill()
+		_ = host.Process.Kill()
 		_ = host.Wait()
 		t.Fatalf("mini host said %q: %v; stderr:\n%s", line, err, stderr.String())
 	}
-	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = host.Wait()
-	waitGone(t, pluginPid, "plugin of a killed host")
-	waitGone(t, grandchildPid, "grandchild of a killed host")
-	noMarkedProcs(t, marker)
+	return host, stdin, pluginPid, grandchildPid
 }
 
 func fmtSscan(line string, pluginPid, grandchildPid *int) (int, error) {

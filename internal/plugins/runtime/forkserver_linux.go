@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -25,9 +26,11 @@ import (
 // process instead of once per plugin; each plugin is still its own process, in its
 // own process group, supervised exactly like an exec'd one.
 type ForkServer struct {
-	cmd  *exec.Cmd
-	conn *net.UnixConn
-	pid  int
+	cmd    *exec.Cmd
+	conn   *net.UnixConn
+	pid    int
+	cell   *reaper.Cell   // the server's own
+	reaper *reaper.Reaper // gives each child a cell of its own
 
 	mu      sync.Mutex
 	nextID  int
@@ -55,8 +58,9 @@ type spawnReply struct {
 }
 
 // StartForkServer starts the fork server: the bridge script run by interp with env
-// (the environment every plugin shares) in dir. Its own output goes to sink.
-func StartForkServer(ctx context.Context, interp, script string, env []string, dir string, sink LineSink) (*ForkServer, error) {
+// (the environment every plugin shares) in dir, in a cell of r, as each of its
+// children is. Its own output goes to sink.
+func StartForkServer(ctx context.Context, r *reaper.Reaper, interp, script string, env []string, dir string, sink LineSink) (*ForkServer, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("fork server control socket: %w", err)
@@ -84,21 +88,21 @@ func StartForkServer(ctx context.Context, interp, script string, env []string, d
 	cmd.Stderr = pp.stderrW
 	cmd.ExtraFiles = []*os.File{childEnd}
 	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	cell, err := r.Start(cmd)
+	if err != nil {
 		_ = conn.Close()
 		closeAll(pp.stdoutR, pp.stdoutW, pp.stderrR, pp.stderrW)
 		return nil, fmt.Errorf("start python fork server %s: %w", interp, err)
 	}
 	closeAll(pp.stdoutW, pp.stderrW)
-	fs := &ForkServer{cmd: cmd, conn: conn, pid: cmd.Process.Pid,
+	fs := &ForkServer{cmd: cmd, conn: conn, pid: cmd.Process.Pid, cell: cell, reaper: r,
 		spawns: map[int]chan spawnReply{}, exits: map[int]chan string{}, early: map[int]string{}, gone: make(chan struct{})}
 	out := &Process{id: "python-forkserver", opts: Options{Sink: sink}}
 	out.drains.Add(2)
 	go out.drain(pp.stdoutR, "stdout")
 	go out.drain(pp.stderrR, "stderr")
 	go func() {
-		_ = cmd.Wait()
-		_ = syscall.Kill(-fs.pid, syscall.SIGKILL)
+		_ = cell.Wait(nil) // kills what is left in its cell (and group) first
 		close(fs.gone)
 	}()
 
@@ -215,8 +219,17 @@ func (fs *ForkServer) Alive() bool {
 	return !fs.dead
 }
 
+// joinCgroupVar names the cgroup a forked child moves itself into before it runs
+// anything else, so whatever the plugin starts is in it too.
+const joinCgroupVar = "HERMES_BRIDGE_CGROUP"
+
 // spawn forks one plugin process with the given pipe ends as its fds 3, 4, 1, 2.
-func (fs *ForkServer) spawn(ctx context.Context, env []string, dir string, ends []*os.File) (launched, error) {
+// The child joins cell before it runs anything else.
+func (fs *ForkServer) spawn(ctx context.Context, cell *reaper.Cell, env []string, dir string, ends []*os.File) (launched, error) {
+	env = append(env[:len(env):len(env)], cell.Env()...)
+	if dir := cell.CgroupDir(); dir != "" {
+		env = append(env, joinCgroupVar+"="+dir)
+	}
 	envMap := make(map[string]string, len(env))
 	for _, kv := range env {
 		if k, v, ok := cutEnv(kv); ok {
@@ -266,10 +279,11 @@ func (fs *ForkServer) spawn(ctx context.Context, env []string, dir string, ends 
 		pid: pid,
 		kill: func() {
 			exitMu.Lock()
-			defer exitMu.Unlock()
 			if !exited {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
+			exitMu.Unlock()
+			cell.Kill()
 		},
 		wait: func(beforeReap func()) string {
 			desc := "exited"
@@ -281,6 +295,8 @@ func (fs *ForkServer) spawn(ctx context.Context, env []string, dir string, ends 
 				exited = true
 				exitMu.Unlock()
 				beforeReap()
+				// The server killed the child's group; the cell takes the rest.
+				cell.Close()
 			})
 			return desc
 		},
@@ -302,20 +318,26 @@ func (fs *ForkServer) Close() {
 	select {
 	case <-fs.gone:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-fs.pid, syscall.SIGKILL)
+		fs.cell.Kill()
 		<-fs.gone
 	}
 }
 
 // startForked forks a plugin process from the server and supervises it.
 func startForked(ctx context.Context, fs *ForkServer, c Command, host protocol.Handler, opts Options) (*Process, error) {
+	cell, err := fs.reaper.NewCell()
+	if err != nil {
+		return nil, fmt.Errorf("python fork server: %w", err)
+	}
 	pp, err := newPipes()
 	if err != nil {
+		cell.Close()
 		return nil, err
 	}
-	l, err := fs.spawn(ctx, pluginEnv(c.Env), c.Dir, pp.childEnds())
+	l, err := fs.spawn(ctx, cell, pluginEnv(c.Env), c.Dir, pp.childEnds())
 	closeAll(pp.childEnds()...)
 	if err != nil {
+		cell.Close()
 		closeAll(pp.toPluginW, pp.fromPluginR, pp.stdoutR, pp.stderrR)
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func TestForkServerPlugins(t *testing.T) {
 	ctx := context.Background()
 	marker := newMarker(t)
 	h := newFaultHost()
-	fs, err := StartForkServer(ctx, interp, script, PythonEnv(append(os.Environ(), "HERMES_TEST_MARKER="+marker)), t.TempDir(), h.sink)
+	fs, err := StartForkServer(ctx, testReaper, interp, script, PythonEnv(append(os.Environ(), "HERMES_TEST_MARKER="+marker)), t.TempDir(), h.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -14,7 +15,7 @@ import (
 type ForkServer struct{}
 
 // StartForkServer reports that forking plugins is not supported here.
-func StartForkServer(context.Context, string, string, []string, string, LineSink) (*ForkServer, error) {
+func StartForkServer(context.Context, *reaper.Reaper, string, string, []string, string, LineSink) (*ForkServer, error) {
 	return nil, errors.New("the python fork server is only available on Linux")
 }
 

@@ -14,7 +14,7 @@ import (
 func TestPrecompileBridge(t *testing.T) {
 	ctx := context.Background()
 	cache := t.TempDir()
-	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	info, err := ProbePython(ctx, nil, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
 	if err != nil {
 		t.Skipf("no python: %v", err)
 	}
@@ -30,11 +30,11 @@ func TestPrecompileBridge(t *testing.T) {
 	base := []string{"PATH=" + os.Getenv("PATH")}
 
 	// Python may write its own bytecode: nothing to do, no process started.
-	if did, err := PrecompileBridge(ctx, info, dir, base); did || err != nil {
+	if did, err := PrecompileBridge(ctx, nil, info, dir, base); did || err != nil {
 		t.Fatalf("without PYTHONDONTWRITEBYTECODE: did=%v err=%v", did, err)
 	}
 	// Bytecode goes to a prefix directory Python manages: leave it alone too.
-	if did, _ := PrecompileBridge(ctx, info, dir, append(base, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPYCACHEPREFIX="+t.TempDir())); did {
+	if did, _ := PrecompileBridge(ctx, nil, info, dir, append(base, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPYCACHEPREFIX="+t.TempDir())); did {
 		t.Fatal("compiled although PYTHONPYCACHEPREFIX is set")
 	}
 	if _, err := os.Stat(core); err == nil {
@@ -42,14 +42,14 @@ func TestPrecompileBridge(t *testing.T) {
 	}
 
 	env := append(base, "PYTHONDONTWRITEBYTECODE=1")
-	did, err := PrecompileBridge(ctx, info, dir, env)
+	did, err := PrecompileBridge(ctx, nil, info, dir, env)
 	if err != nil || !did {
 		t.Fatalf("first precompile: did=%v err=%v", did, err)
 	}
 	if _, err := os.Stat(core); err != nil {
 		t.Fatalf("no bytecode for the bridge core: %v", err)
 	}
-	if did, err := PrecompileBridge(ctx, info, dir, env); did || err != nil {
+	if did, err := PrecompileBridge(ctx, nil, info, dir, env); did || err != nil {
 		t.Fatalf("second precompile should find everything compiled: did=%v err=%v", did, err)
 	}
 }
@@ -81,7 +81,7 @@ func TestPrecompileBridgeReadOnly(t *testing.T) {
 	}
 	defer os.Chmod(dir, 0o700)
 	info := PythonInfo{Executable: "/nonexistent/python3", CacheTag: "cpython-311"}
-	did, err := PrecompileBridge(context.Background(), info, dir, []string{"PYTHONDONTWRITEBYTECODE=1"})
+	did, err := PrecompileBridge(context.Background(), nil, info, dir, []string{"PYTHONDONTWRITEBYTECODE=1"})
 	if did || err != nil {
 		t.Fatalf("did=%v err=%v", did, err)
 	}
@@ -92,10 +92,10 @@ func TestPrecompileBridgeTriesOnce(t *testing.T) {
 	dir := t.TempDir()
 	info := PythonInfo{Executable: "/nonexistent/python3", CacheTag: "cpython-311"}
 	env := []string{"PYTHONDONTWRITEBYTECODE=1"}
-	if did, err := PrecompileBridge(context.Background(), info, dir, env); did || err == nil {
+	if did, err := PrecompileBridge(context.Background(), nil, info, dir, env); did || err == nil {
 		t.Fatalf("first attempt with a missing interpreter: did=%v err=%v", did, err)
 	}
-	if did, err := PrecompileBridge(context.Background(), info, dir, env); did || err != nil {
+	if did, err := PrecompileBridge(context.Background(), nil, info, dir, env); did || err != nil {
 		t.Fatalf("second attempt: did=%v err=%v", did, err)
 	}
 }
@@ -105,7 +105,7 @@ func TestPrecompileBridgeTriesOnce(t *testing.T) {
 func TestPrecompileBridgeCompilesEveryModule(t *testing.T) {
 	ctx := context.Background()
 	cache := t.TempDir()
-	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	info, err := ProbePython(ctx, nil, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
 	if err != nil {
 		t.Skipf("no python: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestPrecompileBridgeCompilesEveryModule(t *testing.T) {
 	}
 	dir := filepath.Dir(script)
 	env := []string{"PATH=" + os.Getenv("PATH"), "PYTHONDONTWRITEBYTECODE=1"}
-	if did, err := PrecompileBridge(ctx, info, dir, env); err != nil || !did {
+	if did, err := PrecompileBridge(ctx, nil, info, dir, env); err != nil || !did {
 		t.Fatalf("precompile: did=%v err=%v", did, err)
 	}
 	n := 0

@@ -10,6 +10,3 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }
-
-// exitedUnreaped is not available here: the group is signalled after the reap.
-func exitedUnreaped(pid int) bool { return false }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/plugins/runtime/pipeio"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// StopGrace is how long a plugin gets to exit after shutdown/EOF before SIGTERM,
 	// and again before SIGKILL (default 2s).
 	StopGrace time.Duration
+	// Reaper contains each plugin process and everything it starts, even what
+	// leaves its process group (nil: the process group only).
+	Reaper *reaper.Reaper
 }
 
 func (o Options) handshakeTimeout() time.Duration {
@@ -93,11 +97,12 @@ type Process struct {
 // Python fork server.
 type launched struct {
 	pid int
-	// wait blocks until the process has exited, kills what it left in its process
-	// group (calling beforeReap once the group may no longer be signalled), and says
+	// wait blocks until the process has exited, kills what it left in its cell
+	// (calling beforeReap once the group may no longer be signalled), and says
 	// how it ended ("exit status 1", "killed by signal killed").
 	wait func(beforeReap func()) string
-	// kill sends SIGKILL to the process itself; safe after it has exited.
+	// kill sends SIGKILL to the process and everything in its cell; safe after
+	// it has exited.
 	kill func()
 }
 
@@ -145,6 +150,11 @@ func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	cell, err := opts.Reaper.NewCell()
+	if err != nil {
+		pp.closeAll()
+		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
+	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = pluginEnv(c.Env)
@@ -153,24 +163,18 @@ func start(c Command, host protocol.Handler, opts Options) (*Process, error) {
 	cmd.Stderr = pp.stderrW
 	cmd.ExtraFiles = []*os.File{pp.toPluginR, pp.fromPluginW}
 	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	if err := cell.Start(cmd); err != nil {
+		cell.Close()
 		pp.closeAll()
 		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
 	}
 	closeAll(pp.childEnds()...)
 	l := launched{
 		pid:  cmd.Process.Pid,
-		kill: func() { _ = cmd.Process.Kill() }, // by pidfd: safe even after the exit
+		kill: cell.Kill, // the whole cell; by pidfd and cgroup: safe even after the exit
 		wait: func(beforeReap func()) string {
-			pid := cmd.Process.Pid
-			if exitedUnreaped(pid) {
-				// A zombie keeps its pid, so the group id cannot have been reused yet.
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-				beforeReap()
-			}
-			_ = cmd.Wait()
-			// Without waiting unreaped (non-Linux) this is best effort, as it can be.
-			beforeReap()
+			// The cell kills what the plugin left running before the reap.
+			_ = cell.Wait(beforeReap)
 			return describeExit(cmd.ProcessState)
 		},
 	}

@@ -1,9 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/hermes-go/hermes/internal/reaper"
 )
 
 // PythonInfo is what hermes knows about the configured interpreter.
@@ -99,8 +101,9 @@ func sitesUnchanged(info PythonInfo) bool {
 // ProbePython resolves the interpreter and asks it (once, then cached by the binary's
 // identity and the state of its site directories) for its real executable and
 // sys.path. Running the real executable rather than a launcher shim (pyenv's costs
-// ~25 ms a start) keeps plugin start-up fast.
-func ProbePython(ctx context.Context, configured string, env func(string) string, cacheDir, cwd string) (PythonInfo, error) {
+// ~25 ms a start) keeps plugin start-up fast. The probe runs in a cell of r: the
+// interpreter's site set-up (.pth files) is code like any plugin's.
+func ProbePython(ctx context.Context, r *reaper.Reaper, configured string, env func(string) string, cacheDir, cwd string) (PythonInfo, error) {
 	path, err := exec.LookPath(configured)
 	if err != nil {
 		return PythonInfo{}, fmt.Errorf("python interpreter %q not found: install Python 3 or set plugins.python in config.yaml (or HERMES_PYTHON) to an interpreter", configured)
@@ -132,20 +135,17 @@ func ProbePython(ctx context.Context, configured string, env func(string) string
 	defer cancel()
 	cmd := exec.CommandContext(pctx, abs, "-c", probeScript)
 	cmd.Dir = cwd
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		detail := ""
-		if errors.As(err, &ee) {
-			detail = strings.TrimSpace(string(ee.Stderr))
-		}
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := r.Run(cmd); err != nil {
+		detail := strings.TrimSpace(stderr.String())
 		return PythonInfo{}, fmt.Errorf("python interpreter %s does not run (%v) %s: fix it or set plugins.python", abs, err, detail)
 	}
 	var answer struct {
 		PythonInfo
 		SiteDirs []string `json:"site_dirs"`
 	}
-	if err := json.Unmarshal(out, &answer); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
 		return PythonInfo{}, fmt.Errorf("python interpreter %s gave an unexpected answer: %w", abs, err)
 	}
 	info := answer.PythonInfo
@@ -192,8 +192,8 @@ func versionAtLeast(v string, major, minor int) bool {
 // interpreter once per bridge version and interpreter (ever, not per hermes process),
 // and reports whether it did.
 // The bytecode lands in the bridge's own cache directory; the plugins' files are not
-// touched.
-func PrecompileBridge(ctx context.Context, info PythonInfo, dir string, env []string) (bool, error) {
+// touched. It runs in a cell of r.
+func PrecompileBridge(ctx context.Context, r *reaper.Reaper, info PythonInfo, dir string, env []string) (bool, error) {
 	if envValue(env, "PYTHONDONTWRITEBYTECODE") == "" || envValue(env, "PYTHONPYCACHEPREFIX") != "" || info.CacheTag == "" {
 		return false, nil // Python writes (or keeps elsewhere) the bytecode itself
 	}
@@ -213,8 +213,10 @@ func PrecompileBridge(ctx context.Context, info PythonInfo, dir string, env []st
 		"import compileall, sys; sys.exit(0 if compileall.compile_dir(sys.argv[1], quiet=2) else 1)", dir)
 	cmd.Env = env
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return false, fmt.Errorf("precompile python bridge with %s: %v %s", info.Executable, err, strings.TrimSpace(string(out)))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := r.Run(cmd); err != nil {
+		return false, fmt.Errorf("precompile python bridge with %s: %v %s", info.Executable, err, strings.TrimSpace(out.String()))
 	}
 	return true, nil
 }

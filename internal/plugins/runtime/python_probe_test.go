@@ -26,7 +26,7 @@ func TestProbePythonCacheFollowsPthFiles(t *testing.T) {
 	}
 	probe := func() []string {
 		t.Helper()
-		info, err := ProbePython(context.Background(), interp, func(string) string { return "" }, cacheDir, base)
+		info, err := ProbePython(context.Background(), nil, interp, func(string) string { return "" }, cacheDir, base)
 		if err != nil {
 			t.Fatal(err)
 		}

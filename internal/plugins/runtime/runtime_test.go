@@ -59,7 +59,7 @@ func startHello(t *testing.T, rec *recorder) *Process {
 	t.Helper()
 	ctx := context.Background()
 	cache := t.TempDir()
-	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
+	info, err := ProbePython(ctx, nil, ChooseInterpreter("", os.Getenv), os.Getenv, cache, t.TempDir())
 	if err != nil {
 		t.Skipf("no python: %v", err)
 	}
@@ -68,7 +68,7 @@ func startHello(t *testing.T, rec *recorder) *Process {
 		t.Fatal(err)
 	}
 	dir, _ := filepath.Abs("../../../examples/plugins/hello-world")
-	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
+	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink, Reaper: testReaper}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: "hello-world", Name: "hello-world", Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, res, err := rt.Start(ctx, spec, rec.handle)
 	if err != nil {
@@ -127,12 +127,12 @@ func startRegistered(b *testing.B, dir, id string) (*Process, *recorder) {
 	rec := &recorder{}
 	ctx := context.Background()
 	cache := b.TempDir()
-	info, err := ProbePython(ctx, ChooseInterpreter("", os.Getenv), os.Getenv, cache, b.TempDir())
+	info, err := ProbePython(ctx, nil, ChooseInterpreter("", os.Getenv), os.Getenv, cache, b.TempDir())
 	if err != nil {
 		b.Skip(err)
 	}
 	script, _ := pybridge.Ensure(cache)
-	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink}}
+	rt := &Python{Interpreter: info.Executable, Script: script, Options: Options{Sink: rec.sink, Reaper: testReaper}}
 	spec := Spec{Init: protocol.InitializeParams{Plugin: protocol.PluginInfo{ID: id, Name: id, Dir: dir, Source: "user"}}, Env: os.Environ()}
 	p, _, err := rt.Start(ctx, spec, rec.handle)
 	if err != nil {

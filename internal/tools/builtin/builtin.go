@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/approval"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -81,6 +82,9 @@ type Options struct {
 	Environ []string
 	// Env is added to the environment of terminal commands (tests put a marker here).
 	Env []string
+	// Reaper contains each terminal command and whatever it starts (nil: its
+	// process group only).
+	Reaper *reaper.Reaper
 }
 
 // Register adds the built-in tools to reg with Source tools.SourceBuiltin.

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/internal/approval"
+	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -134,10 +135,12 @@ type runResult struct {
 	err      string
 }
 
-// run executes command with bash in its own process group. On timeout or
-// cancellation the whole group gets SIGTERM, then SIGKILL; after the shell exits,
-// anything it left running in the group is killed too, so no command outlives its
-// call.
+// run executes command with bash in a cell of its own (a cgroup where hermes can
+// make one, else its own process group watched by hermes as subreaper). On
+// timeout or cancellation the process group gets SIGTERM, then the whole cell
+// SIGKILL; after the shell exits, anything it left running in the cell is killed
+// too, even what left the group (setsid, nohup with a double fork), so no command
+// outlives its call.
 func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Duration) runResult {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -149,13 +152,13 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	cmd.Env = append(slices.Clip(t.opts.Environ), "PAGER=cat", "GIT_PAGER=cat")
 	cmd.Env = append(cmd.Env, t.opts.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cell, err := t.opts.Reaper.Start(cmd)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return runResult{exitCode: -1, err: "Failed to execute command: " + err.Error()}
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
 
 	capture := newHeadTail(2 * t.opts.OutputCap)
 	readDone := make(chan struct{})
@@ -164,7 +167,7 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 		close(readDone)
 	}()
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { exited <- cell.Wait(nil) }() // kills what the shell left, then reaps it
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -174,13 +177,11 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	case waitErr = <-exited:
 	case <-timer.C:
 		reason = "timeout"
-		waitErr = stopGroup(pgid, exited)
+		waitErr = stopGroup(cell, exited)
 	case <-ctx.Done():
 		reason = "cancelled"
-		waitErr = stopGroup(pgid, exited)
+		waitErr = stopGroup(cell, exited)
 	}
-	// The shell is gone; whatever it left behind in its group goes too.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	select {
 	case <-readDone:
 	case <-time.After(2 * time.Second):
@@ -200,16 +201,16 @@ func (t *toolbox) run(ctx context.Context, command, dir string, timeout time.Dur
 	return res
 }
 
-// stopGroup sends SIGTERM to the group, then SIGKILL if the shell has not exited
-// within killGrace, and returns the shell's wait error.
-func stopGroup(pgid int, exited <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+// stopGroup sends SIGTERM to the group, then kills the whole cell if the shell
+// has not exited within killGrace, and returns the shell's wait error.
+func stopGroup(cell *reaper.Cell, exited <-chan error) error {
+	cell.SignalGroup(syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(killGrace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	cell.Kill()
 	return <-exited
 }
 

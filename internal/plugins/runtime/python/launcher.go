@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/plugins/pybridge"
 	"github.com/hermes-go/hermes/internal/plugins/runtime"
+	"github.com/hermes-go/hermes/internal/reaper"
 )
 
 // Options configure a Launcher.
@@ -32,6 +33,9 @@ type Options struct {
 	PluginEnv func() []string
 	// NoForkServer starts an interpreter per plugin (HERMES_NO_FORKSERVER).
 	NoForkServer bool
+	// Reaper contains the probe, the precompile and the fork server with its
+	// children (nil: process groups only).
+	Reaper *reaper.Reaper
 }
 
 // Launcher starts the Python plugins of one manager.
@@ -68,7 +72,7 @@ func (l *Launcher) Info(ctx context.Context) (*runtime.PythonInfo, error) {
 		return l.info, l.infoErr
 	}
 	interp := runtime.ChooseInterpreter(l.opts.Configured(), l.opts.Env)
-	info, err := runtime.ProbePython(ctx, interp, l.opts.Env, l.opts.CacheDir, l.opts.Cwd)
+	info, err := runtime.ProbePython(ctx, l.opts.Reaper, interp, l.opts.Env, l.opts.CacheDir, l.opts.Cwd)
 	if err != nil {
 		l.infoErr = err
 		return nil, err
@@ -114,7 +118,7 @@ func (l *Launcher) ensureBytecode(ctx context.Context, py *runtime.PythonInfo, s
 	dir := filepath.Dir(script)
 	once, _ := bridgeChecked.LoadOrStore(dir+"\x00"+py.Executable+"\x00"+py.CacheTag, new(sync.Once))
 	once.(*sync.Once).Do(func() {
-		compiled, err := runtime.PrecompileBridge(ctx, *py, dir, l.opts.PluginEnv())
+		compiled, err := runtime.PrecompileBridge(ctx, l.opts.Reaper, *py, dir, l.opts.PluginEnv())
 		switch {
 		case err != nil:
 			l.log.Debug("python bridge bytecode not written", "error", err)
@@ -145,7 +149,7 @@ func (l *Launcher) forkServer(ctx context.Context, py *runtime.PythonInfo, scrip
 	if fork != nil {
 		fork.Close()
 	}
-	fork, err := runtime.StartForkServer(ctx, py.Executable, script, runtime.PythonEnv(l.opts.PluginEnv()), l.opts.Cwd, l.opts.Sink)
+	fork, err := runtime.StartForkServer(ctx, l.opts.Reaper, py.Executable, script, runtime.PythonEnv(l.opts.PluginEnv()), l.opts.Cwd, l.opts.Sink)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {

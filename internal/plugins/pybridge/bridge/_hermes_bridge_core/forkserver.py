@@ -11,7 +11,9 @@ Control channel: a SOCK_SEQPACKET socket on fd HERMES_BRIDGE_FORKSERVER. The hos
 sends {"id", "env", "cwd"} with four descriptors attached (protocol in, protocol
 out, stdout, stderr); the server answers {"spawned": id, "pid"} (or "error"), and
 reports every exit as {"exited": pid, "code"} or {"exited": pid, "signal"}, after
-killing what the child left in its process group.
+killing what the child left in its process group. When env names a cgroup
+(HERMES_BRIDGE_CGROUP), the child moves itself into it before anything else runs,
+so whatever the plugin starts is in that cgroup too.
 """
 
 import json
@@ -185,6 +187,14 @@ def _child(req, fds, libc, server_fds, plugin_main):
             except OSError:
                 pass
     env = req.get("env") or {}
+    cgroup = env.pop("HERMES_BRIDGE_CGROUP", None)
+    if cgroup:
+        try:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write("0")
+        except OSError as exc:
+            os.write(2, ("hermes: the plugin process could not join its cgroup %s: %s\n" % (cgroup, exc)).encode())
+            return 70
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in env.items()})
     if req.get("cwd"):
