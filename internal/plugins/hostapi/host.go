@@ -63,6 +63,17 @@ type AgentServices interface {
 	CompleteLLM(ctx context.Context, pluginID, method string, kwargs map[string]any) (res map[string]any, ok bool, err error)
 }
 
+// MCPCaller is the one MCP client's call path (internal/mcp), the same one the
+// model's mcp__* tools use: same connection, trust gate and circuit breaker.
+type MCPCaller interface {
+	// CallTool calls tool on the configured server and returns the tool-result
+	// JSON text the model's handler returns: {"result": ...} (with
+	// "structuredContent" when the server gave it) or {"error": ...}. err is
+	// for a call that never reached a result (unknown server, breaker open,
+	// transport down, timeout) and reads as an error a model or plugin can act on.
+	CallTool(ctx context.Context, server, tool string, args map[string]any, timeout time.Duration) (string, error)
+}
+
 // Options configure a Host.
 type Options struct {
 	Registry *registry.Registry
@@ -74,6 +85,7 @@ type Options struct {
 	Plugins Directory
 	Tools   ToolRunner    // nil: dispatch_tool fails
 	Agent   AgentServices // nil: inject_message and ctx.llm are unavailable
+	MCP     MCPCaller     // nil: ctx.call_mcp answers that no MCP server is configured
 	Stalls  *runtime.StallReporter
 	// ToolCallTimeout is plugins.tool_call_timeout, read at each call.
 	ToolCallTimeout func() time.Duration
