@@ -91,6 +91,9 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, Failf("Error: %v", err)
 	}
 
+	if err := h.registerMCPTools(ctx, parseToolsets(o.Toolsets, cfg["toolsets"])); err != nil {
+		return nil, err
+	}
 	restoreTools, err := h.chooseToolsets(o.Toolsets, cfg["toolsets"])
 	if err != nil {
 		return nil, err

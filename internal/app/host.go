@@ -31,6 +31,7 @@ type Host struct {
 	warned   int // manager warnings already shown
 	// tools is the tool set every call through Pipeline is held to.
 	tools toolGate
+	mcp   hostMCP
 }
 
 // Host discovers the plugins of this command's HERMES_HOME (it starts none)
@@ -62,6 +63,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		StallOut:    f.IO.Err,
 		Clock:       f.Now,
 		Reaper:      f.procs,
+		MCP:         lazyMCP{host},
 	}
 	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
 		opts.Approver = host.Approver
@@ -137,7 +139,10 @@ func (h *Host) FlushWarnings() {
 }
 
 // Close stops every plugin process.
-func (h *Host) Close() { h.m.Close(context.Background()) }
+func (h *Host) Close() {
+	h.closeMCP()
+	h.m.Close(context.Background())
+}
 
 // Home is the HERMES_HOME the plugins belong to.
 func (h *Host) Home() home.Home { return h.home }

@@ -126,6 +126,7 @@ func (h *Host) configToolsets() any {
 func (h *Host) chooseToolsets(flag string, fromConfig any) (restore func(), err error) {
 	c := parseToolsets(flag, fromConfig)
 	known := toolsets(h.Registry.Tools().List())
+	known = mergeSorted(known, h.mcpToolsets()) // configured servers not connected for this choice
 	if bad := c.unknown(known); len(bad) > 0 {
 		msg := fmt.Sprintf("%s names %s, which no tool belongs to; the toolsets are: %s (or all)",
 			c.from, quoteList(bad), strings.Join(known, ", "))

@@ -56,7 +56,7 @@ var cliImports = []string{
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe", // how untrusted text is shown
-	"internal/mcp",     // the MCP servers' statuses and tools hermes mcp shows
+	"internal/mcp",      // the MCP servers' statuses and tools hermes mcp shows
 }
 
 type pkg struct {

@@ -15,6 +15,7 @@ var builtinSlash = []struct{ name, args, help string }{
 	{"help", "", "list the commands"},
 	{"plugins", "", "what is loaded, with errors"},
 	{"tools", "", "the tools the model can call"},
+	{"reload-mcp", "", "re-read mcp_servers and reconnect the MCP servers"},
 	{"new", "", "start a new session"},
 	{"quit", "", "leave (also /exit, Ctrl-D)"},
 }
@@ -71,6 +72,14 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		for _, t := range cs.chat.Tools() {
 			sayf(out, "  %-24s %-12s %s\n", t.Name, t.Toolset, firstLine(t.ModelDescription()))
 		}
+		return nil
+	case "reload-mcp":
+		n, err := cs.chat.ReloadMCP(ctx)
+		if err != nil {
+			sayf(cs.io.Err, "/reload-mcp failed: %v\n", err)
+			return nil
+		}
+		fmt.Fprintf(out, "MCP servers reloaded: %d offering tools\n", n)
 		return nil
 	case "new":
 		return cs.newSession(ctx)

@@ -167,13 +167,13 @@ func (m *Manager) Ping(ctx context.Context, server string) (time.Duration, error
 // ConnectAll connects every enabled server in parallel; each is bounded by its
 // own connect_timeout, so a slow or dead one delays none of the others. The
 // failures are returned by server name.
-func (m *Manager) ConnectAll(ctx context.Context) map[string]error {
+func (m *Manager) ConnectAll(ctx context.Context, want func(server string) bool) map[string]error {
 	cfg := m.Config()
 	var mu sync.Mutex
 	errs := map[string]error{}
 	var wg sync.WaitGroup
 	for _, s := range cfg.Servers {
-		if !s.Enabled {
+		if !s.Enabled || want != nil && !want(s.Name) {
 			continue
 		}
 		c, err := m.lookup(s.Name)

@@ -35,7 +35,7 @@ func TestEverythingOverStdio(t *testing.T) {
 	if st1.State != "connected" || st1.Tools < 5 {
 		t.Fatalf("status = %+v", st1)
 	}
-	list, warns := m.ModelTools(ctx)
+	list, warns := m.ModelTools(ctx, nil)
 	names := map[string]bool{}
 	for _, tl := range list {
 		names[tl.Name] = true
@@ -185,7 +185,7 @@ func TestFaults(t *testing.T) {
 
 func TestInvalidSchemaSkippedOthersKept(t *testing.T) {
 	m, _ := newTestManager(t, &Server{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
-	list, warns := m.ModelTools(context.Background())
+	list, warns := m.ModelTools(context.Background(), nil)
 	names := map[string]bool{}
 	for _, tl := range list {
 		names[tl.Name] = true

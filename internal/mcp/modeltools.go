@@ -18,13 +18,16 @@ func Source(server string) string { return "mcp:" + server }
 // the resource and prompt helpers a server advertises and its config allows.
 // A server that fails to connect or a tool with an unusable schema is a
 // warning; the rest are kept.
-func (m *Manager) ModelTools(ctx context.Context) (list []*tools.Tool, warnings []string) {
-	for name, err := range m.ConnectAll(ctx) {
+func (m *Manager) ModelTools(ctx context.Context, want func(server string) bool) (list []*tools.Tool, warnings []string) {
+	if want == nil {
+		want = func(string) bool { return true }
+	}
+	for name, err := range m.ConnectAll(ctx, want) {
 		warnings = append(warnings, fmt.Sprintf("MCP server %q is not available; its tools are not offered: %s", name, Redact(err.Error())))
 	}
 	for _, s := range m.Config().Servers {
 		c, err := m.lookup(s.Name)
-		if err != nil || !s.Enabled {
+		if err != nil || !s.Enabled || !want(s.Name) {
 			continue
 		}
 		c.mu.Lock()
@@ -144,7 +147,7 @@ func (m *Manager) utilityTools(s *Server, caps *mcp.ServerCapabilities) []*tools
 			})
 		add("get_prompt", "Get a prompt of MCP server "+s.Name+" by name", map[string]any{"type": "object",
 			"properties": map[string]any{"name": map[string]any{"type": "string"}, "arguments": map[string]any{"type": "object"}},
-			"required": []any{"name"}},
+			"required":   []any{"name"}},
 			func(ctx context.Context, cs *mcp.ClientSession, args map[string]any) (any, error) {
 				name, _ := args["name"].(string)
 				pa := map[string]string{}

@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/mcp"
+	"github.com/hermes-go/hermes/internal/termsafe"
+	"github.com/hermes-go/hermes/internal/tools"
+)
+
+// The MCP client of one command: built on first use from config.yaml's
+// mcp_servers, shared by the model's mcp__* tools and every plugin's
+// ctx.call_mcp (hostapi.Options.MCP is lazyMCP over it), closed with the host.
+
+type hostMCP struct {
+	once sync.Once
+	m    *mcp.Manager
+	err  error
+	mu   sync.Mutex
+	reg  []string // servers whose tools are in the registry
+}
+
+// loadMCPConfig reads mcp_servers (and mcp.servers) with ${VAR} from .env,
+// then the environment.
+func (h *Host) loadMCPConfig() (*mcp.Config, error) {
+	doc, err := h.Store().Load()
+	if err != nil {
+		return nil, err
+	}
+	dotenv, err := config.ReadDotenv(h.home.EnvPath())
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := mcp.Parse(doc.Map(), mcp.Expander{Dotenv: dotenv, Env: h.f.Env, Home: h.f.Env("HOME"), Cwd: h.f.Cwd})
+	if err != nil {
+		return nil, Failf("Error: %v", err)
+	}
+	return cfg, nil
+}
+
+// MCP is the command's MCP client; the config is read on first use, nothing
+// connects until a server is used.
+func (h *Host) MCP() (*mcp.Manager, error) {
+	h.mcp.once.Do(func() {
+		cfg, err := h.loadMCPConfig()
+		if err != nil {
+			h.mcp.err = err
+			return
+		}
+		for _, w := range cfg.Warnings {
+			h.f.Warn(w)
+		}
+		opts := mcp.Options{Config: cfg, Reaper: h.f.procs, Environ: h.f.environ(), Logger: h.f.Logger(),
+			Warn: h.f.Warn, Version: h.f.Version, Now: h.f.Now,
+			Stderr: func(server, line string) { h.f.Logs().Append("mcp:"+server, "stderr", termsafe.Line(line)) }}
+		if h.Approver != nil {
+			opts.Approver = h.Approver
+		}
+		h.mcp.m = mcp.New(opts)
+	})
+	return h.mcp.m, h.mcp.err
+}
+
+func (h *Host) closeMCP() {
+	if h.mcp.m != nil {
+		h.mcp.m.Close()
+	}
+}
+
+// registerMCPTools connects the servers whose toolset want allows (all at
+// once, none waiting on another) and puts their tools in the registry.
+func (h *Host) registerMCPTools(ctx context.Context, want *toolsetChoice) error {
+	m, err := h.MCP()
+	if err != nil {
+		return err
+	}
+	list, warns := m.ModelTools(ctx, func(server string) bool {
+		return want.allows(&tools.Tool{Toolset: mcp.Toolset(server)})
+	})
+	for _, w := range warns {
+		h.f.Warn(w)
+	}
+	h.mcp.mu.Lock()
+	defer h.mcp.mu.Unlock()
+	seen := map[string]bool{}
+	for _, t := range list {
+		if err := h.Registry.Tools().Register(t, false); err != nil {
+			h.f.Warn(fmt.Sprintf("MCP tool %s not offered: %v", t.Name, err))
+			continue
+		}
+		if src := t.Source; !seen[src] {
+			seen[src] = true
+			h.mcp.reg = append(h.mcp.reg, src)
+		}
+	}
+	return nil
+}
+
+// ReloadMCP re-reads the MCP config, closes every connection and registers
+// the servers' tools again (/reload-mcp). It reports the servers now offering tools.
+func (h *Host) ReloadMCP(ctx context.Context) (int, error) {
+	m, err := h.MCP()
+	if err != nil {
+		return 0, err
+	}
+	cfg, err := h.loadMCPConfig()
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range cfg.Warnings {
+		h.f.Warn(w)
+	}
+	h.mcp.mu.Lock()
+	for _, src := range h.mcp.reg {
+		h.Registry.Tools().RemoveSource(src)
+	}
+	h.mcp.reg = nil
+	h.mcp.mu.Unlock()
+	m.Reload(cfg)
+	if err := h.registerMCPTools(ctx, h.tools.choice()); err != nil {
+		return 0, err
+	}
+	h.mcp.mu.Lock()
+	defer h.mcp.mu.Unlock()
+	return len(h.mcp.reg), nil
+}
+
+// mcpToolsets are the toolsets of the enabled MCP servers in config.yaml.
+func (h *Host) mcpToolsets() []string {
+	m, err := h.MCP()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range m.Config().Servers {
+		if s.Enabled {
+			out = append(out, mcp.Toolset(s.Name))
+		}
+	}
+	return out
+}
+
+func mergeSorted(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lazyMCP is ctx.call_mcp's caller: the host's MCP client, built on the first call.
+type lazyMCP struct{ h *Host }
+
+func (l lazyMCP) CallTool(ctx context.Context, server, tool string, args map[string]any, timeout time.Duration) (string, error) {
+	m, err := l.h.MCP()
+	if err != nil {
+		return "", err
+	}
+	return m.CallTool(ctx, server, tool, args, timeout)
+}
+
+// ReloadMCP is /reload-mcp: the MCP config read again, every server reconnected.
+func (c *Chat) ReloadMCP(ctx context.Context) (int, error) { return c.h.ReloadMCP(ctx) }
