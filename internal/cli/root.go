@@ -165,6 +165,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 	root.AddCommand(
 		newCmdPlugins(f),
 		newCmdTools(f),
+		newCmdMCP(f),
 		newCmdConfig(f),
 		newCmdDemo(f, nil),
 		newCmdChat(f, nil),
