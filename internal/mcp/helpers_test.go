@@ -18,6 +18,17 @@ var testReaper = reaper.New(reaper.Options{})
 // serversDir is where scripts/mcp-servers.sh installed the npm servers.
 func serversDir(t testing.TB) string {
 	t.Helper()
+	dir := defaultServersDir()
+	if _, err := os.Stat(filepath.Join(dir, ".installed")); err != nil {
+		if testing.Short() {
+			t.Skip("MCP test servers not installed (-short)")
+		}
+		t.Fatalf("the MCP test servers are not installed in %s: run scripts/mcp-servers.sh --install-only (or set HERMES_MCP_SERVERS)", dir)
+	}
+	return dir
+}
+
+func defaultServersDir() string {
 	dir := os.Getenv("HERMES_MCP_SERVERS")
 	if dir == "" {
 		cache := os.Getenv("HERMES_TOOLS_CACHE")
@@ -30,16 +41,13 @@ func serversDir(t testing.TB) string {
 		}
 		dir = filepath.Join(cache, "mcp-servers-2026.8.31")
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".installed")); err != nil {
-		if testing.Short() {
-			t.Skip("MCP test servers not installed (-short)")
-		}
-		t.Fatalf("the MCP test servers are not installed in %s: run scripts/mcp-servers.sh --install-only (or set HERMES_MCP_SERVERS)", dir)
-	}
 	return dir
 }
 
 func serverJS(t testing.TB, pkg string) string {
+	if t == nil {
+		return filepath.Join(defaultServersDir(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	}
 	return filepath.Join(serversDir(t), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 }
 
