@@ -31,6 +31,7 @@ COMMAND_REGISTRY = [
     CommandDef("help", "list the commands", "Info"),
     CommandDef("plugins", "what is loaded, with errors", "Tools & Skills"),
     CommandDef("tools", "the tools the model can call", "Tools & Skills"),
+    CommandDef("reload-mcp", "re-read mcp_servers and reconnect the MCP servers", "Tools & Skills"),
     CommandDef("new", "start a new session", "Session"),
     CommandDef("quit", "leave (also /exit, Ctrl-D)", "Exit", aliases=("exit",)),
 ]
