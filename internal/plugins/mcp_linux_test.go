@@ -53,11 +53,19 @@ def register(ctx):
 
     ctx.register_hook("pre_tool_call", hook)
     ctx.register_hook("pre_tool_call", ahook)
+
+    def mcp_loop(args, **kw):
+        # BenchmarkCallMCP: n calls, each one ctx.call_mcp there and back.
+        for _ in range(args["n"]):
+            env = ctx.call_mcp("fs", "echo", {"message": "hi"})
+        return json.dumps(env)
+
+    ctx.register_tool(name="mcp_loop", toolset="mcpt", schema={}, handler=mcp_loop)
 `
 
 // mcpEnv loads the Python plugin "mcpt" (and with goPlugin the Go plugin
 // "gomcp"), both allowed to call server fs, with mcp as the client.
-func mcpEnv(t *testing.T, mcp hostapi.MCPCaller, goPlugin bool) *testEnv {
+func mcpEnv(t testing.TB, mcp hostapi.MCPCaller, goPlugin bool) *testEnv {
 	t.Helper()
 	plugins := map[string]string{"mcpt": mcpPlugin}
 	var bin string
