@@ -60,6 +60,9 @@ func (h *Host) mcpTools(ctx context.Context, toolsets string, log *slog.Logger, 
 	if err := h.Load(ctx); err != nil {
 		return server.Tools{}, err
 	}
+	if ctx.Err() != nil {
+		return server.Tools{}, ctx.Err() // the client left while plugins started
+	}
 	if _, err := h.chooseToolsets(toolsets, h.configToolsets()); err != nil {
 		return server.Tools{}, err // the process ends with it: nothing to restore
 	}
