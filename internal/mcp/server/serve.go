@@ -77,16 +77,20 @@ func Serve(ctx context.Context, t mcp.Transport, load Load, o Options) error {
 		defer close(loaded)
 		s.load(loadCtx, load)
 		if s.loadErr != nil {
-			ss.Close() // nothing could be served; the command reports why
+			_ = ss.Close() // nothing could be served; the command reports why
 		}
 	}()
 
+	var ended error
 	select {
 	case <-ctx.Done():
-		ss.Close()
-		<-waited
-	case <-waited:
+		_ = ss.Close()
+		ended = <-waited
+	case ended = <-waited:
 	}
+	// How the session ended (the client's EOF, a closed pipe) is for -v only:
+	// a client that leaves is how a server's life ends.
+	s.log().Info("session ended", "error", ended)
 	stopLoad()
 	<-loaded // load has stopped using what the caller will now close
 	// A load cut short because the client left or ctx ended is no failure.
