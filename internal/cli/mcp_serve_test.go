@@ -259,11 +259,11 @@ func mapKeys(m map[string]*mcp.Tool) func(func(string) bool) {
 }
 
 // SIGTERM (what an MCP client sends when stdin alone did not end us) stops
-// hermes and every plugin.
+// hermes and every plugin. -v logs each call on stderr.
 func TestMCPServeSIGTERM(t *testing.T) {
 	h := newMCPHome(t)
 	var stderr syncbuf.Buffer
-	cmd := h.command(t, &stderr)
+	cmd := h.command(t, &stderr, "-v")
 	cs := connectMCP(t, cmd, &stderr)
 	defer cs.Close()
 	if text, isErr := callText(t, cs, "shout", map[string]any{"text": "up"}); isErr {
@@ -277,6 +277,9 @@ func TestMCPServeSIGTERM(t *testing.T) {
 	}
 	procs.WaitGone(t, cmd.Process.Pid, "hermes after SIGTERM", 20*time.Second)
 	procs.NoneMarked(t, h.marker, 10*time.Second)
+	if !strings.Contains(stderr.String(), "msg=tools/call tool=shout status=ok") {
+		t.Errorf("-v logged no line for the call:\n%s", stderr.String())
+	}
 }
 
 // --toolsets naming no toolset is hermes chat's usage error, on stderr, exit 2.
