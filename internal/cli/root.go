@@ -170,6 +170,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdChat(f, nil),
 		newCmdSessions(f),
 		newCmdOpenURL(f, nil),
+		newCmdMCPTmp(f), // TEMPORARY (mcp_parent_tmp.go): lead, replace with the real mcp parent at merge
 	)
 	usageErrors(root)
 	addCompletions(root, f)
