@@ -38,6 +38,7 @@ var tiers = map[string]int{
 	// 4: policies and services over config.
 	"internal/capability": 4, "internal/approval": 4, "internal/install": 4, "internal/agent": 4,
 	"internal/plugins/runtime/python": 4,
+	"internal/mcp":                    4, // MCP servers: config edits and links (and the client)
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	// 6: the plugin manager (lifecycle).
@@ -57,6 +58,7 @@ var cliImports = []string{
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe", // how untrusted text is shown
+	"internal/mcp",      // the mcp_servers entries `mcp add/remove` and links write
 }
 
 type pkg struct {

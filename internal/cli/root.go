@@ -170,7 +170,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdChat(f, nil),
 		newCmdSessions(f),
 		newCmdOpenURL(f, nil),
-		newCmdMCPServeParentTmp(f), // TEMPORARY: lead deletes at merge (mcp_serve_parent_tmp.go)
+		newCmdMCPTmp(f), // TEMPORARY (mcp_parent_tmp.go): lead, replace with the real mcp parent at merge
 	)
 	usageErrors(root)
 	addCompletions(root, f)
