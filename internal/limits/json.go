@@ -5,9 +5,8 @@ package limits
 // (values), so a document it accepts builds at most about MaxNodes values.
 // It does not validate JSON: the parser that runs next does.
 func CheckJSON(data []byte, file string, k Kind) error {
-	if err := checkSize(data, file, k); err != nil {
-		return err
-	}
+	all := data
+	data = data[:min(len(data), k.MaxBytes)] // the size is checked after these, see CheckYAML
 	depth, nodes, line := 0, 0, 1
 	inString := false
 	for i := 0; i < len(data); i++ {
@@ -46,5 +45,5 @@ func CheckJSON(data []byte, file string, k Kind) error {
 			}
 		}
 	}
-	return nil
+	return checkSize(all, file, k)
 }

@@ -16,13 +16,14 @@ import "bytes"
 // block scalar's content only while indented past its key). It does not
 // validate YAML: the parser that runs next does.
 func CheckYAML(data []byte, file string, k Kind) error {
-	if err := checkSize(data, file, k); err != nil {
-		return err
-	}
 	s := yamlScan{file: file, k: k}
 	if s.k.MaxDepth > maxStack {
 		s.k.MaxDepth = maxStack
 	}
+	// The first MaxBytes say more than "too large" when a bomb is also too
+	// deep; the size is checked after them.
+	all := data
+	data = data[:min(len(data), k.MaxBytes)]
 	for start := 0; start < len(data); {
 		end := bytes.IndexByte(data[start:], '\n')
 		next := len(data)
@@ -42,7 +43,7 @@ func CheckYAML(data []byte, file string, k Kind) error {
 		}
 		start = next
 	}
-	return nil
+	return checkSize(all, file, k)
 }
 
 type blockLevel struct {
