@@ -82,10 +82,25 @@ func (e *Error) Detail() string {
 }
 
 func (e *Error) Error() string {
-	if e.Cap == ErrTooLarge {
-		return fmt.Sprintf("%s %s (the cap falls at line %d); %s", e.File, e.Detail(), e.Line, e.Kind.Fix)
+	file, fix := e.File, ""
+	if file == "" {
+		file = "the file"
 	}
-	return fmt.Sprintf("%s at line %d %s; %s", e.File, e.Line, e.Detail(), e.Kind.Fix)
+	if e.Kind.Fix != "" {
+		fix = "; " + e.Kind.Fix
+	}
+	if e.Cap == ErrTooLarge {
+		return fmt.Sprintf("%s %s (the cap falls at line %d)%s", file, e.Detail(), e.Line, fix)
+	}
+	return fmt.Sprintf("%s at line %d %s%s", file, e.Line, e.Detail(), fix)
+}
+
+// Bare is e without the file and the fix, for a caller whose own message
+// names both.
+func (e *Error) Bare() *Error {
+	b := *e
+	b.File, b.Kind.Fix = "", ""
+	return &b
 }
 
 func (e *Error) Unwrap() error { return e.Cap }
