@@ -74,3 +74,35 @@ func BenchmarkMCPDirectInMemory(b *testing.B) {
 		}
 	}
 }
+
+// callbackPlugin's tool makes n ctx.has_plugin calls: the cheapest call-back a
+// plugin can make into hermes, so its cost is the protocol's alone.
+const callbackPlugin = `
+def register(ctx):
+    def loop(args, **kw):
+        for _ in range(int(args["n"])):
+            ctx.has_plugin("nope")
+        return "done"
+    ctx.register_tool("callback_loop", "bench", {"name": "callback_loop", "description": "d",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}, loop)
+`
+
+// BenchmarkCallbackPython is one plugin → host → plugin call-back (ctx.has_plugin),
+// looped in the plugin: the floor under every ctx call, call_mcp included.
+func BenchmarkCallbackPython(b *testing.B) {
+	e := newTestEnv(b, map[string]string{"cb": callbackPlugin}, "")
+	ctx := context.Background()
+	run := func(n int) {
+		out := e.m.pipeline().Run(ctx, tools.Call{Name: "callback_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
+		if out.Result != "done" {
+			b.Fatalf("callback_loop: %+v", out)
+		}
+	}
+	run(50)
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(500, b.N-done)
+		run(n)
+		done += n
+	}
+}
