@@ -336,8 +336,12 @@ class Endpoint:
                 msg = self.read_locked()
             finally:
                 self.release_tok()
-            if msg is not None:
-                self.serve(msg)
+            if msg is None:
+                # It delivered an answer: its caller (usually a handler calling
+                # back in a loop) reads its next answer itself, which costs no
+                # hand-off; the watchdog starts a reader again if it goes quiet.
+                return
+            self.serve(msg)
             with self.state_lock:
                 busy = bool(self.active)
             if not busy:
