@@ -24,6 +24,7 @@ var tiers = map[string]int{
 	"internal/clock": 0, "internal/jsonx": 0, "internal/lazyre": 0, "internal/startmem": 0,
 	"internal/plugins/pybridge": 0, "internal/plugins/manifest/internal/yamlfast": 0, "internal/termsafe": 0,
 	"internal/reaper": 0, // process containment: cgroups, the subreaper, non-dumpable
+	"internal/limits": 0, // size, depth and value caps checked before any parser runs
 	"examples":        0, // the example plugins' files, embedded
 	// 1: the wire, the clock-using basics.
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
@@ -34,9 +35,11 @@ var tiers = map[string]int{
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,
+	"internal/mcp/server": 3, // hermes as an MCP server: the tool set over the SDK
 	// 4: policies and services over config.
 	"internal/capability": 4, "internal/approval": 4, "internal/install": 4, "internal/agent": 4,
-	"internal/plugins/runtime/python": 4, "internal/mcp": 4,
+	"internal/plugins/runtime/python": 4,
+	"internal/mcp":                    4, // MCP servers: config edits and links (and the client)
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	// 6: the plugin manager (lifecycle).
@@ -56,7 +59,7 @@ var cliImports = []string{
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe", // how untrusted text is shown
-	"internal/mcp",      // the MCP servers' statuses and tools hermes mcp shows
+	"internal/mcp",      // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 }
 
 type pkg struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/hermes-go/hermes/internal/clock"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 // Upstream's defaults (reference §8.7, §8.8).
@@ -282,7 +283,7 @@ func readCache(path string, st fs.FileInfo, parse func([]byte) (part, error)) (*
 	if p, ok := readSnapshot(snap, st); ok {
 		return p, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readLimited(path, limits.Index.MaxBytes) // the larger of the two caps; parse applies its own
 	if err != nil {
 		return nil, err
 	}
@@ -409,4 +410,15 @@ func Truthy(v string) bool {
 		return true
 	}
 	return false
+}
+
+// readLimited reads at most limit+1 bytes of path: enough for the size cap to
+// refuse a runaway file without holding all of it.
+func readLimited(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }

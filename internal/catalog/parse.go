@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 var (
@@ -69,10 +70,23 @@ type indexEntry struct {
 	AddedAt      string   `json:"added_at"`
 }
 
+// checkLimits bounds a document before the JSON decoder builds it; the caller's
+// message names the file or URL.
+func checkLimits(data []byte, k limits.Kind) error {
+	err := limits.CheckJSON(data, "", k)
+	if le := (*limits.Error)(nil); errors.As(err, &le) {
+		return le.Bare()
+	}
+	return err
+}
+
 // ParseIndex reads a community index: {"plugins":[...]} (schema_version and
 // generated_at optional) or a bare list. Invalid entries are skipped and described
 // in the warnings; only a document that is not an index at all is an error.
 func ParseIndex(data []byte) ([]Entry, []string, error) {
+	if err := checkLimits(data, limits.Index); err != nil {
+		return nil, nil, err
+	}
 	kind, err := docKind(data)
 	if err != nil {
 		return nil, nil, err
@@ -285,6 +299,9 @@ type removedRow struct {
 
 // ParseCatalog reads the curated catalog's live JSON: {"entries":[...],"removed":[...]}.
 func ParseCatalog(data []byte) ([]Entry, []Removed, []string, error) {
+	if err := checkLimits(data, limits.Catalog); err != nil {
+		return nil, nil, nil, err
+	}
 	kind, err := docKind(data)
 	if err != nil {
 		return nil, nil, nil, err

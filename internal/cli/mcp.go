@@ -22,7 +22,8 @@ func newCmdMCP(f *app.Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdMCPList(f, nil), newCmdMCPTest(f, nil), newCmdMCPTools(f, nil))
+	cmd.AddCommand(newCmdMCPList(f, nil), newCmdMCPTest(f, nil), newCmdMCPTools(f, nil),
+		newMCPAddCmd(f, nil), newMCPRemoveCmd(f, nil), newMCPServeCmd(f, nil))
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/install"
+	"github.com/hermes-go/hermes/internal/mcp"
 	"github.com/hermes-go/hermes/internal/urlscheme"
 )
 
@@ -36,7 +37,8 @@ func newCmdOpenURL(f *app.Factory, runF func(*openURLOptions) error) *cobra.Comm
 		Short: "Handle a hermes:// plugin install link (shows it and installs only after you confirm)",
 		Long: "Handles one-click plugin links from web pages and READMEs:\n\n" +
 			"  hermes://plugin/install?repo=owner/repo[&enable=1][&force=1]   (force=1: replace an installed one)\n" +
-			"  hermes://plugin-agent/owner/repo   (legacy)      hermes-dev://…   (dev builds)\n\n" +
+			"  hermes://plugin-agent/owner/repo   (legacy)      hermes-dev://…   (dev builds)\n" +
+			"  hermes://mcp/install?name=NAME&config=BASE64URL-JSON   (an MCP server; never replaces one)\n\n" +
 			"It shows the repository, what will be installed and where to read the source, and installs only\n" +
 			"after an explicit yes on a terminal; without one it prints the equivalent `hermes plugins install`.\n" +
 			"--register writes ~/.local/share/applications/hermes-url-handler.desktop so the desktop (XDG)\n" +
@@ -98,6 +100,9 @@ func equivalentInstall(l *urlscheme.Link) string {
 
 func openURL(ctx context.Context, opts *openURLOptions) error {
 	f := opts.Factory
+	if mcp.IsLink(opts.URL) {
+		return openMCPLink(ctx, f, opts.URL)
+	}
 	l, err := urlscheme.Parse(opts.URL)
 	if err != nil {
 		return app.Failf("Error: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/lazyre"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 // envAssignment is one KEY=value found in a .env file; [start, end) covers its whole
@@ -131,12 +132,15 @@ var dotenvEscapes = map[byte]byte{
 // ReadDotenv reads a .env file into a map (a later assignment of a key wins); a missing
 // file is an empty map. Values are taken literally: ${VAR} references are not expanded.
 func ReadDotenv(path string) (map[string]string, error) {
-	data, err := home.ReadFile(path)
+	data, err := home.ReadFileLimit(path, limits.Dotenv.MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := limits.CheckLines(data, path, limits.Dotenv); err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
 	for _, a := range parseDotenv(string(data)) {
@@ -184,9 +188,12 @@ func SetDotenv(ctx context.Context, path, key, value string) error {
 	if err != nil {
 		return err
 	}
-	raw, err := home.ReadFile(target)
+	raw, err := home.ReadFileLimit(target, limits.Dotenv.MaxBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := limits.CheckLines(raw, path, limits.Dotenv); err != nil {
+		return err // never rewrite a file hermes did not read whole
 	}
 	data := string(raw)
 	line := key + "=" + quoteDotenv(value)

@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/hermes-go/hermes/internal/limits"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
 )
 
@@ -32,6 +33,9 @@ func Parse(data []byte, filename string) (*Doc, error) {
 		filename = defaultName
 	}
 	body, bom := bytes.CutPrefix(data, bom)
+	if err := checkLimits(body, filename); err != nil {
+		return nil, err
+	}
 	d, ok := parseSimple(body, filename)
 	if !ok {
 		var err error
@@ -41,6 +45,17 @@ func Parse(data []byte, filename string) (*Doc, error) {
 	}
 	d.bom = bom
 	return d, nil
+}
+
+// checkLimits refuses, before any parser runs, a file too large or too deeply
+// nested to parse in bounded memory.
+func checkLimits(data []byte, filename string) error {
+	err := limits.CheckYAML(data, filename, limits.Config)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return &ParseError{File: filename, Line: le.Line, Msg: le.Detail(), Err: err}
+	}
+	return err
 }
 
 // replace makes d the document nd, keeping what d knows of the file that

@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 // Store is the config file on disk, usually $HERMES_HOME/config.yaml.
@@ -30,7 +31,7 @@ const lockRetry = 5 * time.Millisecond
 
 // Load reads and parses the file; a missing file is an empty document, not an error.
 func (s Store) Load() (*Doc, error) {
-	data, err := home.ReadFile(s.Path)
+	data, err := home.ReadFileLimit(s.Path, limits.Config.MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		d := NewDoc()
 		d.name = s.Path
@@ -64,7 +65,7 @@ func (s Store) Update(ctx context.Context, fn func(d *Doc) error) error {
 	if err != nil {
 		return err
 	}
-	data, err := home.ReadFile(target)
+	data, err := home.ReadFileLimit(target, limits.Config.MaxBytes)
 	var d *Doc
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -91,6 +92,10 @@ func (s Store) Update(ctx context.Context, fn func(d *Doc) error) error {
 	after := d.Bytes()
 	if bytes.Equal(before, after) {
 		return nil
+	}
+	// What is written must read back: an edit may not grow the file past the caps.
+	if err := checkLimits(after, s.Path); err != nil {
+		return err
 	}
 	if err := writeAtomic(target, after, 0o600, true); err != nil {
 		return fmt.Errorf("write config: %w", err)

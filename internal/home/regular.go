@@ -41,7 +41,12 @@ func ModeName(m fs.FileMode) string {
 // ReadFile reads a whole regular file like os.ReadFile, but refuses anything else
 // with a *NotRegularError without blocking: the file is opened non-blocking, so a
 // named pipe without a writer does not hang the open, and then checked.
-func ReadFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) { return ReadFileLimit(path, -1) }
+
+// ReadFileLimit is ReadFile that reads no more than limit+1 bytes (limit < 0:
+// no limit). A longer file comes back cut there, for the caller's size check
+// (internal/limits) to refuse by name and line without holding all of it.
+func ReadFileLimit(path string, limit int) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
@@ -54,5 +59,8 @@ func ReadFile(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
 	}
-	return io.ReadAll(f)
+	if limit < 0 {
+		return io.ReadAll(f)
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }

@@ -11,6 +11,9 @@ import (
 	"sort"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 // MetadataFile is the install metadata's name inside the plugins directory.
@@ -118,12 +121,19 @@ func (e *CorruptMetadataError) Unwrap() error { return e.Err }
 // ReadMetadata reads path; a missing file is empty metadata.
 func ReadMetadata(path string) (*Metadata, error) {
 	md := &Metadata{Rows: map[string]Row{}}
-	data, err := os.ReadFile(path)
+	data, err := home.ReadFileLimit(path, limits.InstallMetadata.MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return md, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read install metadata: %w", err)
+	}
+	if err := limits.CheckJSON(data, path, limits.InstallMetadata); err != nil {
+		var le *limits.Error
+		if errors.As(err, &le) {
+			err = le.Bare()
+		}
+		return nil, &CorruptMetadataError{Path: path, Err: err}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &CorruptMetadataError{Path: path, Err: errors.New("the file is empty")}

@@ -32,7 +32,7 @@ func BenchmarkMCPDirect(b *testing.B) {
 // BenchmarkManagerCallTool is the same call through hermes' client: breaker,
 // trust gate, shared connection, result JSON.
 func BenchmarkManagerCallTool(b *testing.B) {
-	m := New(Options{Config: &Config{Servers: []*Server{benchServer("ev")}}, Reaper: testReaper, Environ: os.Environ()})
+	m := New(Options{Config: &Config{Servers: []*ServerConfig{benchServer("ev")}}, Reaper: testReaper, Environ: os.Environ()})
 	defer m.Close()
 	ctx := context.Background()
 	if _, err := m.CallTool(ctx, "ev", "echo", map[string]any{"message": "hi"}, 0); err != nil {
@@ -46,8 +46,8 @@ func BenchmarkManagerCallTool(b *testing.B) {
 	}
 }
 
-func benchServer(name string) *Server {
-	return &Server{Name: name, Command: "node", Args: []string{serverJS(nil, "server-everything")}, Transport: "stdio",
+func benchServer(name string) *ServerConfig {
+	return &ServerConfig{Name: name, Command: "node", Args: []string{serverJS(nil, "server-everything")}, Transport: "stdio",
 		Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout, Enabled: true, Trust: TrustFull, Resources: true, Prompts: true}
 }
 
@@ -57,7 +57,7 @@ func benchServer(name string) *Server {
 func BenchmarkOfferFiveServers(b *testing.B) {
 	serversDir(b)
 	for b.Loop() {
-		var servers []*Server
+		var servers []*ServerConfig
 		for i := range 5 {
 			servers = append(servers, benchServer(fmt.Sprintf("s%d", i)))
 		}

@@ -78,7 +78,7 @@ func TestBreakerApplicationErrorsMessage(t *testing.T) {
 // without reaching the server, and after the cooldown a good call closes it.
 func TestBreakerOverRealCalls(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(1000, 0)}
-	m, _ := newTestManager(t, &Server{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
 	m.opts.Now = clk.Now
 	c, _ := m.lookup("bad")
 	c.br.now = clk.Now
@@ -133,7 +133,7 @@ func TestTrustGate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, _ := newTestManager(t, &Server{Name: "bad", Command: python(t), Args: []string{badServer(t)}, Trust: tc.trust})
+			m, _ := newTestManager(t, &ServerConfig{Name: "bad", Command: python(t), Args: []string{badServer(t)}, Trust: tc.trust})
 			if tc.approver != nil {
 				m.opts.Approver = tc.approver
 			}
@@ -164,7 +164,7 @@ func TestTrustGate(t *testing.T) {
 func TestConnectRetriesThenPark(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(1000, 0)}
 	var waits []time.Duration
-	m, _ := newTestManager(t, &Server{Name: "crash", Command: python(t), Args: []string{badServer(t), "crash"}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "crash", Command: python(t), Args: []string{badServer(t), "crash"}})
 	m.opts.Now = clk.Now
 	m.opts.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	c, _ := m.lookup("crash")

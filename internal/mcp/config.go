@@ -28,7 +28,7 @@ const (
 )
 
 // Server is one validated entry of mcp_servers.
-type Server struct {
+type ServerConfig struct {
 	Name           string
 	Command        string
 	Args           []string
@@ -50,12 +50,12 @@ type Server struct {
 
 // Config is what config.yaml says about MCP.
 type Config struct {
-	Servers  []*Server // sorted by name
+	Servers  []*ServerConfig // sorted by name
 	Warnings []string
 }
 
 // Lookup returns the server called name.
-func (c *Config) Lookup(name string) (*Server, bool) {
+func (c *Config) Lookup(name string) (*ServerConfig, bool) {
 	for _, s := range c.Servers {
 		if s.Name == name {
 			return s, true
@@ -173,12 +173,12 @@ func Parse(tree map[string]any, x Expander) (*Config, error) {
 	return c, nil
 }
 
-func parseServer(key, name string, raw any, x Expander) (*Server, []string, error) {
+func parseServer(key, name string, raw any, x Expander) (*ServerConfig, []string, error) {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return nil, nil, fmt.Errorf("%s in config.yaml must be a mapping (command/args or url), not %s", key, typeName(raw))
 	}
-	s := &Server{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout, Enabled: true,
+	s := &ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout, Enabled: true,
 		Trust: TrustFull, Resources: true, Prompts: true}
 	var warns []string
 	keys := make([]string, 0, len(m))
@@ -347,7 +347,7 @@ func seconds(key string, v any, def time.Duration) (time.Duration, error) {
 	return time.Duration(f * float64(time.Second)), nil
 }
 
-func parseToolFilter(key string, v any, s *Server) error {
+func parseToolFilter(key string, v any, s *ServerConfig) error {
 	if v == nil {
 		return nil
 	}

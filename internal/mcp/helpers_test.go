@@ -77,7 +77,7 @@ func (l *lines) text() string {
 	return strings.Join(l.all, "\n")
 }
 
-func newTestManager(t *testing.T, servers ...*Server) (*Manager, *lines) {
+func newTestManager(t *testing.T, servers ...*ServerConfig) (*Manager, *lines) {
 	t.Helper()
 	for _, s := range servers {
 		if s.Timeout == 0 {

@@ -159,7 +159,7 @@ func (m *Manager) lookup(server string) (*conn, error) {
 // conn is one server's connection and what it told us.
 type conn struct {
 	m   *Manager
-	srv *Server
+	srv *ServerConfig
 	br  *breaker
 
 	mu          sync.Mutex // held while connecting

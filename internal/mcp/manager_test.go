@@ -14,7 +14,7 @@ import (
 )
 
 func TestEverythingOverStdio(t *testing.T) {
-	m, _ := newTestManager(t, &Server{Name: "ev", Command: nodePath(t), Args: []string{serverJS(t, "server-everything"), "stdio"}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "ev", Command: nodePath(t), Args: []string{serverJS(t, "server-everything"), "stdio"}})
 	ctx := context.Background()
 	got, err := m.CallTool(ctx, "ev", "echo", map[string]any{"message": "hi there"}, 0)
 	if err != nil {
@@ -51,7 +51,7 @@ func TestEverythingOverStdio(t *testing.T) {
 }
 
 func TestEverythingStructuredAndImage(t *testing.T) {
-	m, _ := newTestManager(t, &Server{Name: "ev", Command: nodePath(t), Args: []string{serverJS(t, "server-everything")}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "ev", Command: nodePath(t), Args: []string{serverJS(t, "server-everything")}})
 	ctx := context.Background()
 	_, list, err := m.Connect(ctx, "ev")
 	if err != nil {
@@ -112,7 +112,7 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	secret := "Bearer sk-topsecret-header-value"
-	m, _ := newTestManager(t, &Server{Name: "web", URL: url, Headers: map[string]string{"Authorization": secret}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "web", URL: url, Headers: map[string]string{"Authorization": secret}})
 	got, err := m.CallTool(context.Background(), "web", "echo", map[string]any{"message": "over http"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -130,10 +130,10 @@ func TestFaults(t *testing.T) {
 	py := python(t)
 	bad := badServer(t)
 	m, logs := newTestManager(t,
-		&Server{Name: "bad", Command: py, Args: []string{bad}, Timeout: 2 * time.Second},
-		&Server{Name: "crash", Command: py, Args: []string{bad, "crash"}},
-		&Server{Name: "missing", Command: "no-such-mcp-server-binary"},
-		&Server{Name: "slow", Command: py, Args: []string{bad, "slowstart"}, ConnectTimeout: 500 * time.Millisecond},
+		&ServerConfig{Name: "bad", Command: py, Args: []string{bad}, Timeout: 2 * time.Second},
+		&ServerConfig{Name: "crash", Command: py, Args: []string{bad, "crash"}},
+		&ServerConfig{Name: "missing", Command: "no-such-mcp-server-binary"},
+		&ServerConfig{Name: "slow", Command: py, Args: []string{bad, "slowstart"}, ConnectTimeout: 500 * time.Millisecond},
 	)
 	ctx := context.Background()
 	cases := []struct {
@@ -184,7 +184,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestInvalidSchemaSkippedOthersKept(t *testing.T) {
-	m, _ := newTestManager(t, &Server{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
 	list, warns := m.ModelTools(context.Background(), nil)
 	names := map[string]bool{}
 	for _, tl := range list {
@@ -204,7 +204,7 @@ func TestInvalidSchemaSkippedOthersKept(t *testing.T) {
 }
 
 func TestNoServerOutlivesClose(t *testing.T) {
-	m, _ := newTestManager(t, &Server{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
+	m, _ := newTestManager(t, &ServerConfig{Name: "bad", Command: python(t), Args: []string{badServer(t)}})
 	if _, err := m.CallTool(context.Background(), "bad", "ok", nil, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (m *Manager) ModelTools(ctx context.Context, want func(server string) bool)
 	return list, warnings
 }
 
-func (m *Manager) serverTools(s *Server, mcpTools []*mcp.Tool, caps *mcp.ServerCapabilities) (out []*tools.Tool, warns []string) {
+func (m *Manager) serverTools(s *ServerConfig, mcpTools []*mcp.Tool, caps *mcp.ServerCapabilities) (out []*tools.Tool, warns []string) {
 	taken := map[string]bool{}
 	for _, mt := range mcpTools {
 		if !s.allowed(mt.Name) {
@@ -113,7 +113,7 @@ func schemaMap(v any) (map[string]any, error) {
 	return m, nil
 }
 
-func (m *Manager) utilityTools(s *Server, caps *mcp.ServerCapabilities) []*tools.Tool {
+func (m *Manager) utilityTools(s *ServerConfig, caps *mcp.ServerCapabilities) []*tools.Tool {
 	if caps == nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ func sanitize(s string) string {
 // allowed applies tools.include / tools.exclude (exact names or globs) to the
 // server's original tool name: include wins; an include list, even empty,
 // admits only what it names.
-func (s *Server) allowed(tool string) bool {
+func (s *ServerConfig) allowed(tool string) bool {
 	if s.includeSet {
 		return matchAny(s.Include, tool)
 	}

@@ -45,7 +45,7 @@ func childEnv(environ []string, extra map[string]string) []string {
 // stdioTransport starts a stdio server in a reaper cell of its own (own
 // process group, killed with hermes), its stderr drained line by line to log.
 type stdioTransport struct {
-	srv     *Server
+	srv     *ServerConfig
 	reaper  *reaper.Reaper
 	environ []string
 	log     func(line string)

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/testutil/mcpmem"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 // hookPlugin answers pre_tool_call with nothing, as an observer would.
@@ -34,3 +38,71 @@ func benchFanout(b *testing.B, n int) {
 
 func BenchmarkHookFanout1(b *testing.B)  { benchFanout(b, 1) }
 func BenchmarkHookFanout10(b *testing.B) { benchFanout(b, 10) }
+
+// BenchmarkCallMCP is one ctx.call_mcp of a Python plugin, from the plugin to
+// an MCP server's echo and back into the plugin: the plugin loops, so the tool
+// call around the loop is spread over many calls. The server is the official
+// SDK's, in memory (see BenchmarkMCPDirectInMemory for its own cost); the lead
+// switches both to server-everything over stdio with the real client.
+func BenchmarkCallMCP(b *testing.B) {
+	e := mcpEnv(b, mcpmem.New(b, "fs"), false)
+	ctx := context.Background()
+	run := func(n int) {
+		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
+		if out.Result != `{"ok": true, "result": "Echo: hi"}` {
+			b.Fatalf("mcp_loop: %+v", out)
+		}
+	}
+	run(50) // warm the process and the session
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(200, b.N-done) // one tool call stays far below plugins.tool_call_timeout
+		run(n)
+		done += n
+	}
+}
+
+// BenchmarkMCPDirectInMemory is the MCP call BenchmarkCallMCP makes, made
+// directly: what call_mcp adds is the difference, less one plugin round trip.
+func BenchmarkMCPDirectInMemory(b *testing.B) {
+	c := mcpmem.New(b, "fs")
+	ctx := context.Background()
+	args := map[string]any{"message": "hi"}
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, "fs", "echo", args, 30*time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// callbackPlugin's tool makes n ctx.has_plugin calls: the cheapest call-back a
+// plugin can make into hermes, so its cost is the protocol's alone.
+const callbackPlugin = `
+def register(ctx):
+    def loop(args, **kw):
+        for _ in range(int(args["n"])):
+            ctx.has_plugin("nope")
+        return "done"
+    ctx.register_tool("callback_loop", "bench", {"name": "callback_loop", "description": "d",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}, loop)
+`
+
+// BenchmarkCallbackPython is one plugin → host → plugin call-back (ctx.has_plugin),
+// looped in the plugin: the floor under every ctx call, call_mcp included.
+func BenchmarkCallbackPython(b *testing.B) {
+	e := newTestEnv(b, map[string]string{"cb": callbackPlugin}, "")
+	ctx := context.Background()
+	run := func(n int) {
+		out := e.m.pipeline().Run(ctx, tools.Call{Name: "callback_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
+		if out.Result != "done" {
+			b.Fatalf("callback_loop: %+v", out)
+		}
+	}
+	run(50)
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(500, b.N-done)
+		run(n)
+		done += n
+	}
+}

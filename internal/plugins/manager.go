@@ -65,7 +65,7 @@ type Options struct {
 	Tools hostapi.ToolRunner
 	// Agent serves ctx.inject_message and ctx.llm (nil: unavailable).
 	Agent hostapi.AgentServices
-	// MCP serves ctx.call_mcp: the one MCP client (nil: no MCP servers).
+	// MCP serves ctx.call_mcp: the one MCP client (nil: no MCP server is configured).
 	MCP hostapi.MCPCaller
 	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: nowhere).
 	StallOut io.Writer

@@ -36,9 +36,10 @@ type ApprovalRequest struct {
 type OriginKind uint8
 
 const (
-	FromModel  OriginKind = iota // the model, in a turn (the zero value)
-	FromUser                     // the user, on the command line (hermes tools call)
-	FromPlugin                   // a plugin, through ctx.dispatch_tool
+	FromModel     OriginKind = iota // the model, in a turn (the zero value)
+	FromUser                        // the user, on the command line (hermes tools call)
+	FromPlugin                      // a plugin, through ctx.dispatch_tool
+	FromMCPClient                   // another program's MCP client (hermes mcp serve)
 )
 
 // Origin is who asked for a tool call, for the approval prompt: a plugin's
@@ -59,6 +60,8 @@ func (o Origin) String() string {
 		return "you (hermes tools call)"
 	case FromPlugin:
 		return "plugin `" + o.Plugin + "` through ctx.dispatch_tool"
+	case FromMCPClient:
+		return "an MCP client (hermes mcp serve)"
 	}
 	return "the model"
 }

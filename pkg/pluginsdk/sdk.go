@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Plugin is what a Go plugin implements.
@@ -56,6 +57,12 @@ type Context interface {
 	HasPlugin(id string) bool
 	HasCapability(id string) bool
 	DispatchTool(ctx context.Context, name string, args map[string]any) (string, error)
+	// CallMCP calls tool on the user's MCP server through hermes' MCP client
+	// (upstream's ctx.call_mcp). The server must be listed in
+	// plugins.entries.<id>.mcp_allowlist, else the error is *MCPNotAllowedError.
+	// timeout is clamped to [1 s, 600 s] (zero: 30 s); a tool's failure, a
+	// timeout or an unreachable server is an MCPResult with OK false.
+	CallMCP(ctx context.Context, server, tool string, args map[string]any, timeout time.Duration) (MCPResult, error)
 	Emit(event string, payload map[string]any) (int, error)
 }
 

@@ -2,10 +2,13 @@ package hostapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/jsonx"
+	"github.com/hermes-go/hermes/internal/limits"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -57,9 +60,27 @@ func setConfig(ctx context.Context, s *Session, cp protocol.ConfigSetParams) (an
 		return nil, err
 	}
 	value := jsonx.ExactNumbers(cp.Value)
+	if err := checkStoredValue(value, fmt.Sprintf("the value of ctx.set_config(%q)", cp.Key)); err != nil {
+		return nil, err
+	}
 	err = s.h.opts.Store.Update(ctx, func(d *config.Doc) error { return d.SetPath(path, value) })
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeRuntimeError, "set_config: %v", err)
 	}
 	return nil, nil
+}
+
+// checkStoredValue refuses a value a plugin stores (set_config, state) that is
+// too deep or too large: stored, it would cost every later read of the file.
+// Nothing is stored then; the plugin gets a ValueError.
+func checkStoredValue(v any, what string) error {
+	if err := limits.CheckValue(v, what, limits.PluginValue); err != nil {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+	}
+	b, err := json.Marshal(v)
+	if err == nil && len(b) > limits.PluginValue.MaxBytes {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "%s is %d bytes of JSON, over the %d-byte cap; %s",
+			what, len(b), limits.PluginValue.MaxBytes, limits.PluginValue.Fix)
+	}
+	return nil
 }

@@ -63,10 +63,6 @@ func completeLLM(ctx context.Context, s *Session, fp protocol.FacadeParams) (any
 	return nil, protocol.Errorf(protocol.CodeNotAvailable, "ctx.llm is not available here: no model is configured for this command")
 }
 
-func callMCP(context.Context, *Session, protocol.FacadeParams) (any, error) {
-	return map[string]any{"ok": false, "error": "ctx.call_mcp is not available in this host yet (MCP client support has not landed); no MCP server was called"}, nil
-}
-
 func emitStatus(context.Context, *Session, protocol.FacadeParams) (any, error) {
 	return map[string]any{"accepted": false, "error": "ctx.emit_status is not available in this host yet (no gateway is running)"}, nil
 }

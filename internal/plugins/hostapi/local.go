@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/pluginsdk"
@@ -133,6 +134,22 @@ func (c *localContext) HasCapability(id string) bool { return c.s.HasCapability(
 
 func (c *localContext) DispatchTool(ctx context.Context, name string, args map[string]any) (string, error) {
 	return c.s.dispatchTool(ctx, name, args, nil), nil
+}
+
+func (c *localContext) CallMCP(ctx context.Context, server, tool string, args map[string]any, timeout time.Duration) (pluginsdk.MCPResult, error) {
+	var arguments any
+	if args != nil {
+		arguments = args
+	}
+	env, err := c.s.CallMCP(ctx, server, tool, arguments, timeout)
+	var perr *protocol.Error
+	if errors.As(err, &perr) && perr.Code == protocol.CodePermission {
+		return pluginsdk.MCPResult{}, &pluginsdk.MCPNotAllowedError{Server: server, Message: perr.Message}
+	}
+	if err != nil {
+		return pluginsdk.MCPResult{}, err
+	}
+	return pluginsdk.MCPResultFrom(env)
 }
 
 func (c *localContext) Emit(event string, payload map[string]any) (int, error) {

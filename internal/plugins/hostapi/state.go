@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,8 +14,10 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 
+	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
+	"github.com/hermes-go/hermes/internal/limits"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -39,12 +42,15 @@ func (s *Session) statePath() string {
 }
 
 func readState(path string) (map[string]any, error) {
-	b, err := os.ReadFile(path)
+	b, err := home.ReadFileLimit(path, limits.PluginState.MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]any{}, nil
 	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeRuntimeError, "read plugin state %s: %v", path, err)
+	}
+	if err := limits.CheckJSON(b, path, limits.PluginState); err != nil {
+		return nil, protocol.Errorf(protocol.CodeRuntimeError, "%v", err)
 	}
 	st := map[string]any{}
 	if len(strings.TrimSpace(string(b))) == 0 {
@@ -77,6 +83,9 @@ func stateSet(ctx context.Context, s *Session, sp protocol.StateSetParams) (any,
 
 func (s *Session) setState(ctx context.Context, key string, value any) error {
 	if err := checkStateKey(key); err != nil {
+		return err
+	}
+	if err := checkStoredValue(value, fmt.Sprintf("the state value %q", key)); err != nil {
 		return err
 	}
 	path := s.statePath()

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/home"
+	"github.com/hermes-go/hermes/internal/limits"
 )
 
 // EnvVar is one requires_env / optional_env entry.
@@ -106,7 +107,7 @@ const SupportedManifestVersion = 2
 
 // maxManifestSize bounds what LoadDir reads: a manifest is a few hundred
 // bytes, and a runaway file must not stall discovery.
-const maxManifestSize = 1 << 20
+var maxManifestSize = limits.Manifest.MaxBytes
 
 // kindProbeSize is how much of __init__.py the kind detection reads, as upstream.
 const kindProbeSize = 8192
@@ -203,6 +204,10 @@ func DetectKind(source string) string {
 // file and line; runtime exec without a command).
 func Parse(data []byte, file, dirName string) (*Manifest, []string, error) {
 	data = trimBOM(data)
+	// Before any parser: a hostile file must cost this plugin, not the host's memory.
+	if err := limits.CheckYAML(data, file, limits.Manifest); err != nil {
+		return nil, nil, err
+	}
 	d, err := decodeYAML(data, file)
 	if err != nil {
 		return nil, nil, err

@@ -68,18 +68,18 @@ class Bridge(Endpoint):
             "prompt_section.render": self.m_prompt_section,
         }
 
-    def call(self, method, params):
+    def call(self, method, params, wait=None):
         """Call the host and wait for its answer (from any thread): Endpoint._call,
         counted while it blocks the asyncio loop's own thread."""
         if self.loop_thread is not None and threading.get_ident() == self.loop_thread:
             with self.state_lock:
                 self.loop_blocked += 1
             try:
-                return self._call(method, params)
+                return self._call(method, params, wait)
             finally:
                 with self.state_lock:
                     self.loop_blocked -= 1
-        return self._call(method, params)
+        return self._call(method, params, wait)
 
     # ---- calling plugin code ----------------------------------------------------
 

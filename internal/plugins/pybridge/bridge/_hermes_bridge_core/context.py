@@ -13,6 +13,9 @@ from .rpc import _ERROR_CLASSES, HermesNotAvailableError, HostError, PluginLlmTr
 # host's ToolCallParams.dispatch_depth); handed back with each dispatch_tool.
 _DISPATCH_DEPTH = contextvars.ContextVar("hermes_dispatch_depth", default=0)
 
+# How long past its timeout ctx.call_mcp waits for the host (pluginsdk's mcpAnswerGrace).
+_MCP_ANSWER_GRACE = 5.0
+
 
 class PluginManifest:
     """Attribute view of the plugin's manifest (upstream's PluginManifest record)."""
@@ -249,9 +252,9 @@ class PluginContext:
         self._state = None
 
     # -- plumbing
-    def _call(self, method, params):
+    def _call(self, method, params, wait=None):
         try:
-            return self._bridge.call(method, params)
+            return self._bridge.call(method, params, wait)
         except HostError as exc:
             cls = _ERROR_CLASSES.get(exc.code)
             if cls is PermissionError and method == "ctx.register_tool":
@@ -483,7 +486,23 @@ class PluginContext:
         return bool(self._facade("inject_message", (content,), {"role": role, "session_key": session_key}))
 
     def call_mcp(self, server, tool, arguments=None, timeout=30):
-        return self._facade("call_mcp", (server, tool), {"arguments": arguments, "timeout": timeout})
+        """Call a tool on one of the user's MCP servers (plugins.entries.<id>.mcp_allowlist
+        must name it, else PermissionError); returns upstream's envelope dict."""
+        try:
+            secs = float(timeout)
+        except (TypeError, ValueError):
+            secs = 30.0
+        if secs != secs:  # NaN
+            secs = 30.0
+        secs = min(max(secs, 1.0), 600.0)
+        # The host answers at the timeout; the wait's margin only outlasts a wedged host.
+        wait = secs + _MCP_ANSWER_GRACE
+        try:
+            return self._call("ctx.facade", {"name": "call_mcp", "args": [server, tool],
+                                             "kwargs": {"arguments": arguments, "timeout": secs}}, wait)
+        except TimeoutError:
+            return {"ok": False, "error": "hermes did not answer the call of tool %r on MCP server %r within %gs; "
+                                          "the call was abandoned" % (tool, server, wait)}
 
     def emit_status(self, text, key, *, session_id=None, platform=None, chat_id=None, metadata=None):
         try:

@@ -104,11 +104,58 @@ def _loads_line(line):
 class _Slot:
     """A pending call to the host: its answer and the event that announces it."""
 
-    __slots__ = ("event", "msg")
+    __slots__ = ("event", "msg", "reading")
 
     def __init__(self):
         self.event = threading.Event()
         self.msg = None
+        self.reading = False  # its caller is the one reading the pipe
+
+
+class _Deadlines:
+    """Gives up on calls to the host whose answer is overdue (ctx.call_mcp waits
+    no longer than its timeout and a margin). One thread, started by the first
+    such call, checks a few times a second while any is pending and sleeps
+    otherwise; adding a call costs an append."""
+
+    POLL = 0.25
+
+    def __init__(self, expire):
+        self.expire = expire
+        self.cond = threading.Condition()
+        self.entries = []  # (deadline, rid, slot)
+        self.thread = None
+        self.idle = False
+
+    def add(self, deadline, rid, slot):
+        with self.cond:
+            self.entries.append((deadline, rid, slot))
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.run, name="hermes-deadlines", daemon=True)
+                self.thread.start()
+            elif self.idle:
+                self.cond.notify()
+
+    def run(self):
+        self.cond.acquire()
+        while True:
+            now = time.monotonic()
+            due = [e for e in self.entries if e[2].msg is None and e[0] <= now]
+            self.entries = [e for e in self.entries if e[2].msg is None and e[0] > now]
+            if due:
+                self.cond.release()
+                try:
+                    for _, rid, slot in due:
+                        self.expire(rid, slot)
+                finally:
+                    self.cond.acquire()
+                continue
+            if not self.entries:
+                self.idle = True
+                self.cond.wait()
+                self.idle = False
+            else:
+                self.cond.wait(min(self.POLL, max(0.0, min(e[0] for e in self.entries) - now)))
 
 
 class Endpoint:
@@ -134,6 +181,7 @@ class Endpoint:
         self.serial = itertools.count(1)
         self.running = {}  # request id -> asyncio future (cancellable)
         self.methods = {}
+        self.deadlines = _Deadlines(self._expire)
 
     def run_unload(self):
         """Called before the process exits at the end of the host's input."""
@@ -181,8 +229,9 @@ class Endpoint:
             for slot in slots:
                 slot.event.set()  # "the pipe is free": a waiting caller may read now
 
-    def _call(self, method, params):
-        """Call the host and wait for its answer (from any thread).
+    def _call(self, method, params, wait=None):
+        """Call the host and wait for its answer (from any thread), for at most
+        `wait` seconds when given (then HostError -32004, a TimeoutError).
 
         If nobody is reading the pipe, the caller reads it itself until its answer
         arrives; otherwise the current reader hands the answer over."""
@@ -198,13 +247,17 @@ class Endpoint:
             with self.state_lock:
                 self.pending.pop(rid, None)
             raise
+        if wait is not None:
+            self.deadlines.add(time.monotonic() + wait, rid, slot)
         while slot.msg is None:
             if self.tok.acquire(blocking=False):
+                slot.reading = True
                 try:
                     while slot.msg is None:
                         # We are mid-handler: requests read here get threads of their own.
                         self.on_message(self.read_msg(), inline=False)
                 finally:
+                    slot.reading = False
                     self.release_tok()
                 break
             with self.state_lock:
@@ -222,6 +275,23 @@ class Endpoint:
         if err:
             raise HostError(err.get("code", -32603), err.get("message", "host error"), err.get("data"))
         return msg.get("result")
+
+    def _expire(self, rid, slot):
+        """A call's wait is over: answer it with a timeout (unless its answer won
+        the race). A caller blocked reading the pipe is woken by the answer to a
+        cheap request, the only way to end its read."""
+        with self.state_lock:
+            if self.pending.pop(rid, None) is None:
+                return
+            slot.msg = {"error": {"code": -32004, "message": "hermes did not answer in time"}}
+            self.next_id += 1
+            poke = self.next_id
+        slot.event.set()
+        if slot.reading:
+            try:
+                self.send({"jsonrpc": "2.0", "id": poke, "method": "ctx.has_plugin", "params": {"name": ""}})
+            except Exception:
+                pass
 
     def notify(self, method, params):
         try:
@@ -266,8 +336,12 @@ class Endpoint:
                 msg = self.read_locked()
             finally:
                 self.release_tok()
-            if msg is not None:
-                self.serve(msg)
+            if msg is None:
+                # It delivered an answer: its caller (usually a handler calling
+                # back in a loop) reads its next answer itself, which costs no
+                # hand-off; the watchdog starts a reader again if it goes quiet.
+                return
+            self.serve(msg)
             with self.state_lock:
                 busy = bool(self.active)
             if not busy:
