@@ -151,7 +151,8 @@ func (m *Manager) lookup(server string) (*conn, error) {
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
-		return nil, fmt.Errorf("unknown MCP server %q: no MCP servers are configured; add one under mcp_servers in config.yaml (hermes mcp add)", server)
+		return nil, fmt.Errorf("no MCP server is configured, so MCP server '%s' cannot be called: add one with "+
+			"`hermes mcp add NAME -- CMD ARGS…` (stdio) or `hermes mcp add NAME --url URL` (HTTP)", server)
 	}
 	return nil, fmt.Errorf("unknown MCP server %q; the configured servers are: %s", server, strings.Join(names, ", "))
 }
