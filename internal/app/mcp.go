@@ -73,6 +73,10 @@ func (h *Host) closeMCP() {
 	}
 }
 
+// OfferMCPTools puts every configured MCP server's tools in the registry, as
+// chat does: `hermes tools call mcp__fs__read_file` runs the model's tool.
+func (h *Host) OfferMCPTools(ctx context.Context) error { return h.registerMCPTools(ctx, nil) }
+
 // registerMCPTools connects the servers whose toolset want allows (all at
 // once, none waiting on another) and puts their tools in the registry.
 func (h *Host) registerMCPTools(ctx context.Context, want *toolsetChoice) error {

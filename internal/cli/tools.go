@@ -154,6 +154,14 @@ func newCmdToolsCall(f *app.Factory, runF func(*toolsCallOptions) error) *cobra.
 func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 	return opts.WithHost(ctx, func(h *app.Host) error {
 		t, ok := h.Registry.Tools().Get(opts.Name)
+		if !ok && strings.HasPrefix(opts.Name, "mcp__") {
+			// An MCP server's tool: connect the servers (only now: a plain
+			// tools call starts none) and look again.
+			if err := h.OfferMCPTools(ctx); err != nil {
+				return app.Failf("Error: %v", err)
+			}
+			t, ok = h.Registry.Tools().Get(opts.Name)
+		}
 		if !ok {
 			return unknownTool(h, opts.Name)
 		}
