@@ -120,6 +120,9 @@ func isExec(p string) bool {
 	return syscall.Stat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Mode&0o111 != 0
 }
 
+// eofGrace is how long a server may take to exit on its own once its stdin closes.
+const eofGrace = 100 * time.Millisecond
+
 // proc is the running server's stdio as one ReadWriteCloser. Close closes
 // its stdin, gives it a moment to exit, then kills its whole cell.
 type proc struct {
@@ -141,9 +144,11 @@ func (p *proc) Close() error {
 		if wait == 0 {
 			wait = 2 * time.Second
 		}
+		// Many servers (server-everything among them) do not exit at EOF:
+		// hermes' own exit would wait on each, so they get SIGTERM soon.
 		select {
 		case <-p.exited:
-		case <-time.After(wait):
+		case <-time.After(min(wait, eofGrace)):
 			p.cell.SignalGroup(syscall.SIGTERM)
 			select {
 			case <-p.exited:
