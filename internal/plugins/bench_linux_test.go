@@ -3,8 +3,14 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/mcp"
+	"github.com/hermes-go/hermes/internal/reaper"
 
 	"github.com/hermes-go/hermes/internal/testutil/mcpmem"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -57,6 +63,36 @@ func BenchmarkCallMCP(b *testing.B) {
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(200, b.N-done) // one tool call stays far below plugins.tool_call_timeout
+		run(n)
+		done += n
+	}
+}
+
+// BenchmarkCallMCPReal is BenchmarkCallMCP through hermes' own MCP client to
+// server-everything over stdio (installed by scripts/mcp-servers.sh): the
+// issue's target compares it with internal/mcp's BenchmarkMCPDirect plus
+// BenchmarkToolCallPython.
+func BenchmarkCallMCPReal(b *testing.B) {
+	js := filepath.Join(os.Getenv("HERMES_MCP_SERVERS"), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(js); err != nil {
+		b.Skipf("set HERMES_MCP_SERVERS to the folder scripts/mcp-servers.sh prints: %v", err)
+	}
+	m := mcp.New(mcp.Options{Reaper: reaper.New(reaper.Options{}), Environ: os.Environ(), Config: &mcp.Config{Servers: []*mcp.ServerConfig{{
+		Name: "fs", Command: "node", Args: []string{js, "stdio"}, Transport: "stdio", Enabled: true, Trust: mcp.TrustFull,
+		Timeout: mcp.DefaultTimeout, ConnectTimeout: mcp.DefaultConnectTimeout}}}})
+	b.Cleanup(func() { m.Close() })
+	e := mcpEnv(b, m, false)
+	ctx := context.Background()
+	run := func(n int) {
+		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
+		if !strings.Contains(out.Result, `"ok": true`) || !strings.Contains(out.Result, "Echo: hi") {
+			b.Fatalf("mcp_loop: %+v", out)
+		}
+	}
+	run(50)
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(200, b.N-done)
 		run(n)
 		done += n
 	}
