@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/reaper"
+	"github.com/hermes-go/hermes/internal/testutil/mcpservers"
 )
 
 var testReaper = reaper.New(reaper.Options{})
@@ -18,37 +19,21 @@ var testReaper = reaper.New(reaper.Options{})
 // serversDir is where scripts/mcp-servers.sh installed the npm servers.
 func serversDir(t testing.TB) string {
 	t.Helper()
-	dir := defaultServersDir()
-	if _, err := os.Stat(filepath.Join(dir, ".installed")); err != nil {
+	dir, err := mcpservers.Installed()
+	if err != nil {
 		if testing.Short() {
 			t.Skip("MCP test servers not installed (-short)")
 		}
-		t.Fatalf("the MCP test servers are not installed in %s: run scripts/mcp-servers.sh --install-only (or set HERMES_MCP_SERVERS)", dir)
-	}
-	return dir
-}
-
-func defaultServersDir() string {
-	dir := os.Getenv("HERMES_MCP_SERVERS")
-	if dir == "" {
-		cache := os.Getenv("HERMES_TOOLS_CACHE")
-		if cache == "" {
-			base := os.Getenv("XDG_CACHE_HOME")
-			if base == "" {
-				base = filepath.Join(os.Getenv("HOME"), ".cache")
-			}
-			cache = filepath.Join(base, "hermes-tools")
-		}
-		dir = filepath.Join(cache, "mcp-servers-2026.8.31")
+		t.Fatal(err)
 	}
 	return dir
 }
 
 func serverJS(t testing.TB, pkg string) string {
 	if t == nil {
-		return filepath.Join(defaultServersDir(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+		return mcpservers.Script(mcpservers.Dir(), pkg)
 	}
-	return filepath.Join(serversDir(t), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	return mcpservers.Script(serversDir(t), pkg)
 }
 
 func badServer(t testing.TB) string {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/mcp"
 	"github.com/hermes-go/hermes/internal/reaper"
+	"github.com/hermes-go/hermes/internal/testutil/mcpservers"
 
 	"github.com/hermes-go/hermes/internal/testutil/mcpmem"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -73,10 +73,11 @@ func BenchmarkCallMCP(b *testing.B) {
 // issue's target compares it with internal/mcp's BenchmarkMCPDirect plus
 // BenchmarkToolCallPython.
 func BenchmarkCallMCPReal(b *testing.B) {
-	js := filepath.Join(os.Getenv("HERMES_MCP_SERVERS"), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(js); err != nil {
-		b.Skipf("set HERMES_MCP_SERVERS to the folder scripts/mcp-servers.sh prints: %v", err)
+	dir, err := mcpservers.Installed()
+	if err != nil {
+		b.Fatal(err)
 	}
+	js := mcpservers.Script(dir, "server-everything")
 	m := mcp.New(mcp.Options{Reaper: reaper.New(reaper.Options{}), Environ: os.Environ(), Config: &mcp.Config{Servers: []*mcp.ServerConfig{{
 		Name: "fs", Command: "node", Args: []string{js, "stdio"}, Transport: "stdio", Enabled: true, Trust: mcp.TrustFull,
 		Timeout: mcp.DefaultTimeout, ConnectTimeout: mcp.DefaultConnectTimeout}}}})
