@@ -62,6 +62,7 @@ func (h *Host) MCP() (*mcp.Manager, error) {
 		if h.Approver != nil {
 			opts.Approver = h.Approver
 		}
+		opts.ServerChanged = h.mcpServerChanged
 		h.mcp.m = mcp.New(opts)
 	})
 	return h.mcp.m, h.mcp.err
@@ -104,6 +105,45 @@ func (h *Host) registerMCPTools(ctx context.Context, want *toolsetChoice) error 
 		}
 	}
 	return nil
+}
+
+// mcpServerChanged keeps the registry in step with a parked server: its
+// tools leave when it is parked and return (within the tool set chosen)
+// when its background probe or a call brings it back.
+func (h *Host) mcpServerChanged(server string, up bool) {
+	src := mcp.Source(server)
+	h.mcp.mu.Lock()
+	defer h.mcp.mu.Unlock()
+	if !up {
+		if i := slices.Index(h.mcp.reg, src); i >= 0 {
+			h.Registry.Tools().RemoveSource(src)
+			h.mcp.reg = slices.Delete(h.mcp.reg, i, i+1)
+			h.f.Warn(fmt.Sprintf("MCP server %q stopped answering; its tools are withdrawn and it is tried again every 5 minutes (/reload-mcp to try now)", termsafe.Line(server)))
+		}
+		h.f.Logger().Info("mcp server parked", "server", server)
+		return
+	}
+	if slices.Contains(h.mcp.reg, src) {
+		return
+	}
+	list, warns := h.mcp.m.ServerModelTools(server)
+	for _, w := range warns {
+		h.f.Logger().Warn(w)
+	}
+	choice, n := h.tools.choice(), 0
+	for _, t := range list {
+		if !choice.allows(t) {
+			continue
+		}
+		if err := h.Registry.Tools().Register(t, false); err == nil {
+			n++
+		}
+	}
+	if n > 0 {
+		h.mcp.reg = append(h.mcp.reg, src)
+		h.f.Warn(fmt.Sprintf("MCP server %q answers again; its %d tool(s) are offered", termsafe.Line(server), n))
+	}
+	h.f.Logger().Info("mcp server back", "server", server, "tools", n)
 }
 
 // ReloadMCP re-reads the MCP config, closes every connection and registers

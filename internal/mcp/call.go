@@ -93,7 +93,7 @@ type Status struct {
 	Transport   string        `json:"transport"`
 	Enabled     bool          `json:"enabled"`
 	Trust       string        `json:"trust"`
-	State       string        `json:"state"` // not connected, connected, failed, disabled, parked
+	State       string        `json:"state"` // not connected, connecting, connected, failed, disabled, parked
 	Tools       int           `json:"tools"` // -1: not known without connecting
 	Breaker     string        `json:"breaker"`
 	Error       string        `json:"error,omitempty"`
@@ -115,10 +115,14 @@ func (m *Manager) Statuses() []Status {
 }
 
 func (c *conn) status() Status {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	st := Status{Name: c.srv.Name, Transport: c.srv.Transport, Enabled: c.srv.Enabled, Trust: c.srv.Trust,
-		State: "not connected", Tools: -1, Breaker: c.br.state(), ConnectTime: c.connectTime}
+		State: "not connected", Tools: -1, Breaker: c.br.state()}
+	if !c.mu.TryLock() {
+		st.State = "connecting" // c.mu is held for a whole connect: never wait behind one
+		return st
+	}
+	defer c.mu.Unlock()
+	st.ConnectTime = c.connectTime
 	switch {
 	case !c.srv.Enabled:
 		st.State = "disabled"

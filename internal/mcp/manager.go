@@ -44,6 +44,12 @@ type Options struct {
 	BaseBackoff     time.Duration
 	BreakerCooldown time.Duration // default 60 s
 	ParkInterval    time.Duration // default 300 s
+	// ServerChanged, when set, is told (on its own goroutine, never under a
+	// lock) that a server was parked (up false: its tools should leave the
+	// model's list) or that the background probe of a parked server brought
+	// it back (up true). Long-lived commands (chat, mcp serve) set it; with
+	// it nil a parked server is only tried again when called.
+	ServerChanged func(server string, up bool)
 }
 
 // Manager owns one connection per configured server, made on first use and
@@ -53,6 +59,9 @@ type Manager struct {
 	mu   sync.Mutex
 	cfg  *Config
 	conn map[string]*conn
+	// life ends the background probes of this configuration (Close, Reload).
+	life context.Context
+	stop context.CancelFunc
 }
 
 // New returns a Manager over opts.Config; nothing connects until asked.
@@ -104,6 +113,7 @@ func (m *Manager) setConfig(cfg *Config) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cfg = cfg
+	m.life, m.stop = context.WithCancel(context.Background())
 	m.conn = map[string]*conn{}
 	for _, s := range cfg.Servers {
 		m.conn[s.Name] = &conn{m: m, srv: s, br: &breaker{now: m.opts.Now, cooldown: m.opts.BreakerCooldown}}
@@ -127,6 +137,7 @@ func (m *Manager) Config() *Config {
 // Close ends every connection and the servers' processes.
 func (m *Manager) Close() {
 	m.mu.Lock()
+	m.stop()
 	conns := make([]*conn, 0, len(m.conn))
 	for _, c := range m.conn {
 		conns = append(conns, c)
@@ -170,12 +181,20 @@ type conn struct {
 	everUp      bool
 	lastErr     error
 	parkedUntil time.Time
+	probing     bool // parked, and a background probe is waiting to try again
+	probeGen    int  // which park the running probe belongs to
 	connectTime time.Duration
 	generation  int
 }
 
 // ensure returns the live session, connecting (with retries) when there is none.
 func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
+	return c.ensureOrProbe(ctx, false)
+}
+
+// ensureOrProbe is ensure; a probe (the background retry of a parked
+// server) connects even before the park interval has passed.
+func (c *conn) ensureOrProbe(ctx context.Context, probe bool) (*mcp.ClientSession, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.session != nil {
@@ -185,7 +204,7 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, fmt.Errorf("MCP server %q is disabled (enabled: false in config.yaml)", c.srv.Name)
 	}
 	now := c.m.opts.Now()
-	if now.Before(c.parkedUntil) {
+	if !probe && now.Before(c.parkedUntil) {
 		return nil, fmt.Errorf("MCP server %q is parked after repeated connect failures (next try in ~%ds): %w",
 			c.srv.Name, int(c.parkedUntil.Sub(now).Seconds())+1, c.lastErr)
 	}
@@ -204,6 +223,7 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 		if err = c.connect(ctx); err == nil {
 			c.parkedUntil = time.Time{}
+			c.unpark()
 			return c.session, nil
 		}
 		if permanent(err) || ctx.Err() != nil {
@@ -212,6 +232,9 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	c.lastErr = err
 	c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
+	if ctx.Err() == nil && !probe {
+		c.park()
+	}
 	return nil, err
 }
 
