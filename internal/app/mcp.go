@@ -24,6 +24,9 @@ type hostMCP struct {
 	err  error
 	mu   sync.Mutex
 	reg  []string // servers whose tools are in the registry
+	// watch: this command lives on (chat), so servers that fail are retried
+	// in the background and their tools follow their state (mcpServerChanged).
+	watch bool
 }
 
 // loadMCPConfig reads mcp_servers (and mcp.servers) with ${VAR} from .env,
@@ -62,7 +65,9 @@ func (h *Host) MCP() (*mcp.Manager, error) {
 		if h.Approver != nil {
 			opts.Approver = h.Approver
 		}
-		opts.ServerChanged = h.mcpServerChanged
+		if h.mcp.watch {
+			opts.ServerChanged = h.mcpServerChanged
+		}
 		h.mcp.m = mcp.New(opts)
 	})
 	return h.mcp.m, h.mcp.err

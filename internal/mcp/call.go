@@ -184,8 +184,12 @@ func (m *Manager) ConnectAll(ctx context.Context, want func(server string) bool)
 		if err != nil {
 			continue
 		}
+		mode := modeCall
+		if m.opts.ServerChanged != nil {
+			mode = modeQuick // the retries go on in the background and report a success
+		}
 		wg.Go(func() {
-			if _, err := c.ensure(ctx); err != nil {
+			if _, err := c.connectAs(ctx, mode); err != nil {
 				mu.Lock()
 				errs[s.Name] = err
 				mu.Unlock()

@@ -187,14 +187,21 @@ type conn struct {
 	generation  int
 }
 
+// connectMode is how hard a connect tries.
+type connectMode uint8
+
+const (
+	modeCall  connectMode = iota // a call: the retries, then park (a parked server fails at once)
+	modeProbe                    // the background probe: the retries, even while parked
+	modeQuick                    // starting up: one attempt; the retries go on in the background
+)
+
 // ensure returns the live session, connecting (with retries) when there is none.
 func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
-	return c.ensureOrProbe(ctx, false)
+	return c.connectAs(ctx, modeCall)
 }
 
-// ensureOrProbe is ensure; a probe (the background retry of a parked
-// server) connects even before the park interval has passed.
-func (c *conn) ensureOrProbe(ctx context.Context, probe bool) (*mcp.ClientSession, error) {
+func (c *conn) connectAs(ctx context.Context, mode connectMode) (*mcp.ClientSession, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.session != nil {
@@ -204,13 +211,16 @@ func (c *conn) ensureOrProbe(ctx context.Context, probe bool) (*mcp.ClientSessio
 		return nil, fmt.Errorf("MCP server %q is disabled (enabled: false in config.yaml)", c.srv.Name)
 	}
 	now := c.m.opts.Now()
-	if !probe && now.Before(c.parkedUntil) {
+	if mode != modeProbe && now.Before(c.parkedUntil) {
 		return nil, fmt.Errorf("MCP server %q is parked after repeated connect failures (next try in ~%ds): %w",
 			c.srv.Name, int(c.parkedUntil.Sub(now).Seconds())+1, c.lastErr)
 	}
 	retries := firstConnectRetries
 	if c.everUp {
 		retries = reconnectRetries
+	}
+	if mode == modeQuick {
+		retries = 0
 	}
 	backoff := c.m.opts.BaseBackoff
 	var err error
@@ -231,9 +241,15 @@ func (c *conn) ensureOrProbe(ctx context.Context, probe bool) (*mcp.ClientSessio
 		}
 	}
 	c.lastErr = err
-	c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
-	if ctx.Err() == nil && !probe {
+	switch {
+	case ctx.Err() != nil:
+	case mode == modeQuick:
+		c.retryInBackground(!permanent(err))
+	case mode == modeCall:
+		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
 		c.park()
+	default:
+		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
 	}
 	return nil, err
 }

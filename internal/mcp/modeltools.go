@@ -22,8 +22,12 @@ func (m *Manager) ModelTools(ctx context.Context, want func(server string) bool)
 	if want == nil {
 		want = func(string) bool { return true }
 	}
+	later := ""
+	if m.opts.ServerChanged != nil {
+		later = " (it is tried again in the background; its tools are offered when it answers)"
+	}
 	for name, err := range m.ConnectAll(ctx, want) {
-		warnings = append(warnings, fmt.Sprintf("MCP server %q is not available; its tools are not offered: %s", name, Redact(err.Error())))
+		warnings = append(warnings, fmt.Sprintf("MCP server %q is not available; its tools are not offered%s: %s", name, later, Redact(err.Error())))
 	}
 	for _, s := range m.Config().Servers {
 		if !s.Enabled || !want(s.Name) {
@@ -43,7 +47,9 @@ func (m *Manager) ServerModelTools(server string) (list []*tools.Tool, warnings 
 	if err != nil || !c.srv.Enabled {
 		return nil, nil
 	}
-	c.mu.Lock()
+	if !c.mu.TryLock() {
+		return nil, nil // connecting (retries in the background hold c.mu): not up yet
+	}
 	up, mcpTools, caps := c.session != nil, c.tools, c.caps
 	c.mu.Unlock()
 	if !up {

@@ -8,21 +8,40 @@ import "context"
 // told about changes (Options.ServerChanged) probes: a one-shot command has
 // no list to update.
 
-// park marks c parked and starts its probe unless one runs; c.mu is held.
+// park marks c parked: its tools leave and the probe starts (unless one
+// runs) after the park interval. c.mu is held.
 func (c *conn) park() {
-	notify := c.m.opts.ServerChanged
-	if notify == nil || c.probing {
+	if c.m.opts.ServerChanged == nil || c.probing {
 		return
 	}
+	name, notify := c.srv.Name, c.m.opts.ServerChanged
+	c.probe(true, func() { notify(name, false) })
+}
+
+// retryInBackground follows a failed first attempt at startup: the connect
+// retries go on without holding up the caller (now, unless retrying cannot
+// help, then at the park interval). c.mu is held.
+func (c *conn) retryInBackground(now bool) {
+	if c.m.opts.ServerChanged == nil || c.probing {
+		return
+	}
+	c.probe(!now, func() {})
+}
+
+// probe starts the background connects of c: each a full ladder of
+// retries, every park interval, until one succeeds (unpark reports it) or
+// the configuration ends. c.mu is held.
+func (c *conn) probe(waitFirst bool, started func()) {
 	c.probing = true
 	c.probeGen++
-	gen := c.probeGen
-	life, name := c.m.lifeContext(), c.srv.Name
+	gen, life := c.probeGen, c.m.lifeContext()
 	go func() {
-		notify(name, false)
-		for {
-			if err := c.m.opts.Sleep(life, c.m.opts.ParkInterval); err != nil {
-				return // Close or Reload
+		started()
+		for wait := waitFirst; ; wait = true {
+			if wait {
+				if err := c.m.opts.Sleep(life, c.m.opts.ParkInterval); err != nil {
+					return // Close or Reload
+				}
 			}
 			c.mu.Lock()
 			current := c.probing && c.probeGen == gen
@@ -30,7 +49,7 @@ func (c *conn) park() {
 			if !current {
 				return // a call connected it meanwhile
 			}
-			if _, err := c.ensureOrProbe(life, true); err == nil || life.Err() != nil {
+			if _, err := c.connectAs(life, modeProbe); err == nil || life.Err() != nil {
 				return
 			}
 		}

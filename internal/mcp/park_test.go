@@ -50,16 +50,15 @@ func nextChange(t *testing.T, changes chan change) change {
 	}
 }
 
-func TestParkedServerIsProbedAndReturns(t *testing.T) {
+// At startup a server that fails is tried once; the retries go on in the
+// background, then every park interval, and its return is reported.
+func TestStartupFailureRetriedInBackground(t *testing.T) {
 	m, changes, probe, waiting, marker := parkingManager(t)
 	ctx := context.Background()
 	if errs := m.ConnectAll(ctx, nil); errs["flaky"] == nil {
 		t.Fatal("a server that exits at start connected")
 	}
-	if c := nextChange(t, changes); c != (change{"flaky", false}) {
-		t.Fatalf("change %v, want flaky parked", c)
-	}
-	<-waiting
+	<-waiting           // the background retries failed too; it waits a park interval
 	probe <- struct{}{} // the first probe still fails…
 	<-waiting           // …and the probe waits again
 	if err := os.WriteFile(marker, nil, 0o600); err != nil {
@@ -67,9 +66,9 @@ func TestParkedServerIsProbedAndReturns(t *testing.T) {
 	}
 	probe <- struct{}{} // the next one connects
 	if c := nextChange(t, changes); c != (change{"flaky", true}) {
-		t.Fatalf("change %v, want flaky back", c)
+		t.Fatalf("change %v, want flaky back (a server never offered is not reported parked)", c)
 	}
-	list, _ := m.ModelTools(ctx, nil)
+	list, _ := m.ServerModelTools("flaky")
 	if len(list) == 0 {
 		t.Fatal("the server came back without tools")
 	}
@@ -83,13 +82,18 @@ func TestParkedServerIsProbedAndReturns(t *testing.T) {
 	}
 }
 
-// A call that connects a parked server (after the interval) ends the park
-// itself; the probe then stops without a second report.
-func TestCallEndsParkOnce(t *testing.T) {
-	m, changes, probe, _, marker := parkingManager(t)
+// A call whose retries fail parks the server (reported, so its tools leave);
+// a call that connects it after the interval ends the park, reported once.
+func TestCallParksAndEndsPark(t *testing.T) {
+	m, changes, probe, waiting, marker := parkingManager(t)
 	ctx := context.Background()
-	m.ConnectAll(ctx, nil)
-	nextChange(t, changes)
+	if _, err := m.CallTool(ctx, "flaky", "ok", nil, 0); err == nil {
+		t.Fatal("a server that exits at start answered")
+	}
+	if c := nextChange(t, changes); c != (change{"flaky", false}) {
+		t.Fatalf("change %v, want flaky parked", c)
+	}
+	<-waiting
 	if err := os.WriteFile(marker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +101,7 @@ func TestCallEndsParkOnce(t *testing.T) {
 	c.mu.Lock()
 	c.parkedUntil = time.Time{} // the interval has passed
 	c.mu.Unlock()
+	c.br = &breaker{now: m.opts.Now, cooldown: breakerCooldown}
 	if _, err := m.CallTool(ctx, "flaky", "ok", nil, 0); err != nil {
 		t.Fatalf("call: %v", err)
 	}
@@ -113,7 +118,7 @@ func TestCallEndsParkOnce(t *testing.T) {
 
 // Close ends a waiting probe: its wait returns and it never tries again.
 func TestCloseEndsProbe(t *testing.T) {
-	m, changes, _, waiting, _ := parkingManager(t)
+	m, _, _, waiting, _ := parkingManager(t)
 	ended := make(chan error, 1)
 	sleep := m.opts.Sleep
 	m.opts.Sleep = func(ctx context.Context, d time.Duration) error {
@@ -124,7 +129,6 @@ func TestCloseEndsProbe(t *testing.T) {
 		return err
 	}
 	m.ConnectAll(context.Background(), nil)
-	nextChange(t, changes)
 	<-waiting
 	m.Close()
 	select {
