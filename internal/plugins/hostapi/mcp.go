@@ -108,7 +108,7 @@ func MCPNotAllowedMessage(name, id, server string) string {
 // value that is not a list (even "*") or an unreadable config denies, and "*"
 // in the list is a server name like any other, as upstream.
 func (s *Session) mcpAllowed(server string) (bool, string) {
-	doc, err := s.h.opts.Store.Load()
+	doc, err := s.h.config.Load()
 	if err != nil {
 		return false, "config unreadable"
 	}
