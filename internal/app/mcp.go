@@ -41,7 +41,33 @@ func (h *Host) loadMCPConfig() (*mcp.Config, error) {
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}
+	h.addPortableServers(cfg)
 	return cfg, nil
+}
+
+// addPortableServers adds the mcp.json servers of the enabled portable
+// packages, each as "<skill namespace>__<server>" (reference §2.3). A name
+// config.yaml already uses keeps the config.yaml server.
+func (h *Host) addPortableServers(cfg *mcp.Config) {
+	pkgs, warns := h.m.PortableServers()
+	cfg.Warnings = append(cfg.Warnings, warns...)
+	for _, pkg := range pkgs {
+		for _, ps := range pkg.Servers {
+			name := pkg.Namespace + "__" + ps.Name
+			if _, taken := cfg.Lookup(name); taken {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("plugin %s: MCP server %s is also in config.yaml; using config.yaml's", pkg.Plugin, name))
+				continue
+			}
+			s := &mcp.ServerConfig{Name: name, Command: ps.Command, Args: ps.Args, Env: ps.Env, Cwd: ps.Cwd,
+				URL: ps.URL, Headers: ps.Headers, Transport: "stdio", Timeout: mcp.DefaultTimeout,
+				ConnectTimeout: mcp.DefaultConnectTimeout, Enabled: true, Trust: mcp.TrustFull, Resources: true, Prompts: true}
+			if ps.Type == "streamable-http" {
+				s.Transport = "http"
+			}
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].Name < cfg.Servers[j].Name })
 }
 
 // MCP is the command's MCP client; the config is read on first use, nothing
