@@ -10,9 +10,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 
 	"github.com/hermes-go/hermes/internal/limits"
 )
@@ -20,6 +23,8 @@ import (
 // maxSkillBytes bounds one SKILL.md or linked file: upstream recommends under
 // 5000 tokens for a SKILL.md, so 1 MiB is far past any real one.
 const maxSkillBytes = 1 << 20
+
+var yamlPosRE = lazyre.New(`^\[(\d+):\d+\]\s*(.*)$`)
 
 // frontmatterKind caps the YAML between the --- lines before it is parsed.
 var frontmatterKind = limits.Kind{Noun: "a SKILL.md frontmatter", Fix: "shorten the frontmatter (name, description, version, metadata)",
@@ -79,7 +84,13 @@ func ParseFrontmatter(content []byte) (map[string]any, []byte, error) {
 	}
 	var v any
 	if err := decodeYAML(yamlText, &v); err != nil {
-		return nil, nil, &FrontmatterError{Msg: "not valid YAML: " + oneLine(err.Error())}
+		msg := oneLine(err.Error())
+		// goccy/go-yaml says "[line:col] message", counting from the frontmatter.
+		if m := yamlPosRE.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, nil, &FrontmatterError{Line: line + 1, Msg: "not valid YAML: " + m[2]}
+		}
+		return nil, nil, &FrontmatterError{Msg: "not valid YAML: " + msg}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
