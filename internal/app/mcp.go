@@ -40,11 +40,56 @@ func (h *Host) loadMCPConfig() (*mcp.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := mcp.Parse(doc.Map(), mcp.Expander{Dotenv: dotenv, Env: h.f.Env, Home: h.f.Env("HOME"), Cwd: h.f.Cwd})
+	x := mcp.Expander{Dotenv: dotenv, Env: h.f.Env, Home: h.f.Env("HOME"), Cwd: h.f.Cwd}
+	cfg, err := mcp.Parse(doc.Map(), x)
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}
+	h.addPortableServers(cfg, x)
 	return cfg, nil
+}
+
+// addPortableServers adds the mcp.json servers of the enabled portable
+// packages, each as "<skill namespace>__<server>" (reference §2.3). A name
+// config.yaml already uses keeps the config.yaml server. ${VAR} references
+// resolve as in config.yaml (${PLUGIN_ROOT} is the package directory).
+func (h *Host) addPortableServers(cfg *mcp.Config, x mcp.Expander) {
+	pkgs, warns := h.m.PortableServers()
+	cfg.Warnings = append(cfg.Warnings, warns...)
+	for _, pkg := range pkgs {
+		for _, ps := range pkg.Servers {
+			name := pkg.Namespace + "__" + ps.Name
+			expand := func(v string) string {
+				out, missing := x.Expand(v)
+				for _, n := range missing {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("plugin %s: mcp.json server %s uses ${%s}, which is not set in .env or the environment; kept as written", pkg.Plugin, ps.Name, n))
+				}
+				return out
+			}
+			ps.Command, ps.Cwd, ps.URL = expand(ps.Command), expand(ps.Cwd), expand(ps.URL)
+			for i := range ps.Args {
+				ps.Args[i] = expand(ps.Args[i])
+			}
+			for k, v := range ps.Env {
+				ps.Env[k] = expand(v)
+			}
+			for k, v := range ps.Headers {
+				ps.Headers[k] = expand(v)
+			}
+			if _, taken := cfg.Lookup(name); taken {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("plugin %s: MCP server %s is also in config.yaml; using config.yaml's", pkg.Plugin, name))
+				continue
+			}
+			s := &mcp.ServerConfig{Name: name, Command: ps.Command, Args: ps.Args, Env: ps.Env, Cwd: ps.Cwd,
+				URL: ps.URL, Headers: ps.Headers, Transport: "stdio", Timeout: mcp.DefaultTimeout,
+				ConnectTimeout: mcp.DefaultConnectTimeout, Enabled: true, Trust: mcp.TrustFull, Resources: true, Prompts: true}
+			if ps.Type == "streamable-http" {
+				s.Transport = "http"
+			}
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].Name < cfg.Servers[j].Name })
 }
 
 // MCP is the command's MCP client; the config is read on first use, nothing
