@@ -136,13 +136,14 @@ func (c *conn) status() Status {
 	return st
 }
 
-// Connect connects server now (hermes mcp test) and reports it.
+// Connect connects server now, in one attempt (hermes mcp test: a diagnosis
+// reports the first failure rather than retrying it for seconds).
 func (m *Manager) Connect(ctx context.Context, server string) (Status, []*mcp.Tool, error) {
 	c, err := m.lookup(server)
 	if err != nil {
 		return Status{}, nil, err
 	}
-	if _, err := c.ensure(ctx); err != nil {
+	if _, err := c.connectAs(ctx, modeOnce); err != nil {
 		return c.status(), nil, err
 	}
 	c.mu.Lock()

@@ -194,6 +194,7 @@ const (
 	modeCall  connectMode = iota // a call: the retries, then park (a parked server fails at once)
 	modeProbe                    // the background probe: the retries, even while parked
 	modeQuick                    // starting up: one attempt; the retries go on in the background
+	modeOnce                     // a diagnosis (hermes mcp test): one attempt, its error as it is
 )
 
 // ensure returns the live session, connecting (with retries) when there is none.
@@ -219,7 +220,7 @@ func (c *conn) connectAs(ctx context.Context, mode connectMode) (*mcp.ClientSess
 	if c.everUp {
 		retries = reconnectRetries
 	}
-	if mode == modeQuick {
+	if mode == modeQuick || mode == modeOnce {
 		retries = 0
 	}
 	backoff := c.m.opts.BaseBackoff
@@ -248,7 +249,7 @@ func (c *conn) connectAs(ctx context.Context, mode connectMode) (*mcp.ClientSess
 	case mode == modeCall:
 		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
 		c.park()
-	default:
+	case mode == modeProbe:
 		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
 	}
 	return nil, err
@@ -269,7 +270,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 		hc := &http.Client{Transport: headerTransport{headers: c.srv.Headers, base: http.DefaultTransport}}
 		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: hc, DisableStandaloneSSE: true}, nil
 	}
-	if _, err := lookPath(c.srv.Command, c.m.opts.Environ); err != nil {
+	if _, err := lookPath(c.srv.Command, c.srv.Cwd, c.m.opts.Environ); err != nil {
 		return nil, permanentError{fmt.Errorf("MCP server %q: %w", c.srv.Name, err)}
 	}
 	name := c.srv.Name
@@ -291,6 +292,11 @@ func (c *conn) connect(ctx context.Context) error {
 	})
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
+		if st, ok := t.(*stdioTransport); ok {
+			if note := st.exitNote(); note != "" {
+				err = fmt.Errorf("%w; %s", err, note)
+			}
+		}
 		return c.connectError(cctx, err)
 	}
 	caps := &mcp.ServerCapabilities{}
