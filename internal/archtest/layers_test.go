@@ -29,6 +29,7 @@ var tiers = map[string]int{
 	// 1: the wire, the clock-using basics.
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
 	"internal/urlscheme": 1, "internal/llm": 1, "internal/logs": 1, "internal/hooks": 1,
+	"internal/gateway/platform": 1, // what the gateway and its platform adapters share
 	// 2: what plugins and tools are.
 	"internal/plugins/manifest": 2, "internal/tools": 2, "internal/session": 2, "pkg/pluginsdk": 2,
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
