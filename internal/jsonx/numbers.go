@@ -1,6 +1,9 @@
 package jsonx
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // ExactNumbers replaces every json.Number in v (decoded with UseNumber) by an int64
 // when the text is an integer that fits, else by a float64, so integers stay
@@ -61,4 +64,25 @@ func KindOf(v any) string {
 		return "an object"
 	}
 	return "a value"
+}
+
+// KindOfYAML names the kind of a decoded YAML value in YAML's words for
+// messages about config files: "empty", "a string", "a boolean", "a number",
+// "a list", "a mapping".
+func KindOfYAML(v any) string {
+	switch v.(type) {
+	case nil:
+		return "empty"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -139,7 +140,7 @@ func Parse(tree map[string]any, x Expander) (*Config, error) {
 	if m, ok := tree["mcp"].(map[string]any); ok && m["servers"] != nil {
 		servers, ok := m["servers"].(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("mcp.servers in config.yaml must be a mapping of server name to settings, not %s", typeName(m["servers"]))
+			return nil, fmt.Errorf("mcp.servers in config.yaml must be a mapping of server name to settings, not %s", jsonx.KindOfYAML(m["servers"]))
 		}
 		for k, v := range servers {
 			entries[k], from[k] = v, "mcp.servers"
@@ -148,7 +149,7 @@ func Parse(tree map[string]any, x Expander) (*Config, error) {
 	if raw, ok := tree["mcp_servers"]; ok && raw != nil {
 		servers, ok := raw.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("mcp_servers in config.yaml must be a mapping of server name to settings, not %s", typeName(raw))
+			return nil, fmt.Errorf("mcp_servers in config.yaml must be a mapping of server name to settings, not %s", jsonx.KindOfYAML(raw))
 		}
 		for k, v := range servers {
 			if from[k] == "mcp.servers" {
@@ -176,7 +177,7 @@ func Parse(tree map[string]any, x Expander) (*Config, error) {
 func parseServer(key, name string, raw any, x Expander) (*ServerConfig, []string, error) {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("%s in config.yaml must be a mapping (command/args or url), not %s", key, typeName(raw))
+		return nil, nil, fmt.Errorf("%s in config.yaml must be a mapping (command/args or url), not %s", key, jsonx.KindOfYAML(raw))
 	}
 	s := &ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout, Enabled: true,
 		Trust: TrustFull, Resources: true, Prompts: true}
@@ -209,7 +210,7 @@ func parseServer(key, name string, raw any, x Expander) (*ServerConfig, []string
 		}
 		sv, ok := v.(string)
 		if !ok {
-			return "", fmt.Errorf("%s.%s in config.yaml must be a string, not %s", key, k, typeName(v))
+			return "", fmt.Errorf("%s.%s in config.yaml must be a string, not %s", key, k, jsonx.KindOfYAML(v))
 		}
 		return expand(k, sv), nil
 	}
@@ -258,7 +259,7 @@ func parseServer(key, name string, raw any, x Expander) (*ServerConfig, []string
 	if v, ok := m["enabled"]; ok && v != nil {
 		b, ok := v.(bool)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s.enabled in config.yaml must be true or false, not %s", key, typeName(v))
+			return nil, nil, fmt.Errorf("%s.enabled in config.yaml must be true or false, not %s", key, jsonx.KindOfYAML(v))
 		}
 		s.Enabled = b
 	}
@@ -299,12 +300,12 @@ func parseArgs(key string, v any, expand func(k, v string) string) ([]string, er
 			case int, float64, bool:
 				out = append(out, fmt.Sprint(y))
 			default:
-				return nil, fmt.Errorf("%s.args[%d] in config.yaml must be a string, not %s", key, i, typeName(x))
+				return nil, fmt.Errorf("%s.args[%d] in config.yaml must be a string, not %s", key, i, jsonx.KindOfYAML(x))
 			}
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%s.args in config.yaml must be a list of strings, not %s", key, typeName(v))
+	return nil, fmt.Errorf("%s.args in config.yaml must be a list of strings, not %s", key, jsonx.KindOfYAML(v))
 }
 
 func stringMap(key string, v any, expand func(string) string) (map[string]string, error) {
@@ -313,7 +314,7 @@ func stringMap(key string, v any, expand func(string) string) (map[string]string
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s in config.yaml must be a mapping of names to strings, not %s", key, typeName(v))
+		return nil, fmt.Errorf("%s in config.yaml must be a mapping of names to strings, not %s", key, jsonx.KindOfYAML(v))
 	}
 	out := make(map[string]string, len(m))
 	for k, x := range m {
@@ -323,7 +324,7 @@ func stringMap(key string, v any, expand func(string) string) (map[string]string
 		case int, float64, bool:
 			out[k] = fmt.Sprint(y)
 		default:
-			return nil, fmt.Errorf("%s.%s in config.yaml must be a string, not %s", key, k, typeName(x))
+			return nil, fmt.Errorf("%s.%s in config.yaml must be a string, not %s", key, k, jsonx.KindOfYAML(x))
 		}
 	}
 	return out, nil
@@ -339,7 +340,7 @@ func seconds(key string, v any, def time.Duration) (time.Duration, error) {
 	case float64:
 		f = n
 	default:
-		return 0, fmt.Errorf("%s in config.yaml must be a number of seconds, not %s", key, typeName(v))
+		return 0, fmt.Errorf("%s in config.yaml must be a number of seconds, not %s", key, jsonx.KindOfYAML(v))
 	}
 	if f <= 0 {
 		return 0, fmt.Errorf("%s in config.yaml must be a positive number of seconds, not %v", key, v)
@@ -353,7 +354,7 @@ func parseToolFilter(key string, v any, s *ServerConfig) error {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("%s.tools in config.yaml must be a mapping (include, exclude, resources, prompts), not %s", key, typeName(v))
+		return fmt.Errorf("%s.tools in config.yaml must be a mapping (include, exclude, resources, prompts), not %s", key, jsonx.KindOfYAML(v))
 	}
 	list := func(k string) ([]string, bool, error) {
 		x, ok := m[k]
@@ -362,7 +363,7 @@ func parseToolFilter(key string, v any, s *ServerConfig) error {
 		}
 		a, ok := x.([]any)
 		if !ok {
-			return nil, false, fmt.Errorf("%s.tools.%s in config.yaml must be a list of tool names, not %s", key, k, typeName(x))
+			return nil, false, fmt.Errorf("%s.tools.%s in config.yaml must be a list of tool names, not %s", key, k, jsonx.KindOfYAML(x))
 		}
 		out := []string{}
 		for _, e := range a {
@@ -388,7 +389,7 @@ func parseToolFilter(key string, v any, s *ServerConfig) error {
 		}
 		b, ok := x.(bool)
 		if !ok {
-			return fmt.Errorf("%s.tools.%s in config.yaml must be true or false, not %s", key, k, typeName(x))
+			return fmt.Errorf("%s.tools.%s in config.yaml must be true or false, not %s", key, k, jsonx.KindOfYAML(x))
 		}
 		if k == "resources" {
 			s.Resources = b
@@ -397,22 +398,4 @@ func parseToolFilter(key string, v any, s *ServerConfig) error {
 		}
 	}
 	return nil
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "empty"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int, float64, uint64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return fmt.Sprintf("%T", v)
 }

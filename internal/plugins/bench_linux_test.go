@@ -13,6 +13,7 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hermes-go/hermes/internal/mcp"
+	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/testutil/mcpservers"
 
@@ -52,25 +53,9 @@ func BenchmarkHookFanout10(b *testing.B) { benchFanout(b, 10) }
 // BenchmarkCallMCP is one ctx.call_mcp of a Python plugin, from the plugin to
 // an MCP server's echo and back into the plugin: the plugin loops, so the tool
 // call around the loop is spread over many calls. The server is the official
-// SDK's, in memory (see BenchmarkMCPDirectInMemory for its own cost); the lead
-// switches both to server-everything over stdio with the real client.
-func BenchmarkCallMCP(b *testing.B) {
-	e := mcpEnv(b, mcpmem.New(b, "fs"), false)
-	ctx := context.Background()
-	run := func(n int) {
-		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
-		if out.Result != `{"ok": true, "result": "Echo: hi"}` {
-			b.Fatalf("mcp_loop: %+v", out)
-		}
-	}
-	run(50) // warm the process and the session
-	b.ResetTimer()
-	for done := 0; done < b.N; {
-		n := min(200, b.N-done) // one tool call stays far below plugins.tool_call_timeout
-		run(n)
-		done += n
-	}
-}
+// SDK's, in memory (see BenchmarkMCPDirectInMemory for its own cost);
+// BenchmarkCallMCPReal is the same over stdio to server-everything.
+func BenchmarkCallMCP(b *testing.B) { benchMCPLoop(b, mcpmem.New(b, "fs")) }
 
 // BenchmarkCallMCPReal is BenchmarkCallMCP through hermes' own MCP client to
 // server-everything over stdio (installed by scripts/mcp-servers.sh): the
@@ -86,7 +71,13 @@ func BenchmarkCallMCPReal(b *testing.B) {
 		Name: "fs", Command: "node", Args: []string{js, "stdio"}, Transport: "stdio", Enabled: true, Trust: mcp.TrustFull,
 		Timeout: mcp.DefaultTimeout, ConnectTimeout: mcp.DefaultConnectTimeout}}}})
 	b.Cleanup(func() { m.Close() })
-	e := mcpEnv(b, m, false)
+	benchMCPLoop(b, m)
+}
+
+// benchMCPLoop times mcp_loop's ctx.call_mcp calls of echo through caller,
+// 200 to a tool call (far below plugins.tool_call_timeout).
+func benchMCPLoop(b *testing.B, caller hostapi.MCPCaller) {
+	e := mcpEnv(b, caller, false)
 	ctx := context.Background()
 	run := func(n int) {
 		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
@@ -94,7 +85,7 @@ func BenchmarkCallMCPReal(b *testing.B) {
 			b.Fatalf("mcp_loop: %+v", out)
 		}
 	}
-	run(50)
+	run(50) // warm the process and the session
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(200, b.N-done)
@@ -137,21 +128,7 @@ func BenchmarkCallMCPFloor(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = cs.Close() })
-	e := mcpEnv(b, sdkCaller{cs}, false)
-	ctx := context.Background()
-	run := func(n int) {
-		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
-		if !strings.Contains(out.Result, `"ok": true`) || !strings.Contains(out.Result, "Echo: hi") {
-			b.Fatalf("mcp_loop: %+v", out)
-		}
-	}
-	run(50)
-	b.ResetTimer()
-	for done := 0; done < b.N; {
-		n := min(200, b.N-done)
-		run(n)
-		done += n
-	}
+	benchMCPLoop(b, sdkCaller{cs})
 }
 
 // BenchmarkMCPDirectInMemory is the MCP call BenchmarkCallMCP makes, made

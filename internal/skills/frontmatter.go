@@ -15,6 +15,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
 
 	"github.com/hermes-go/hermes/internal/limits"
@@ -94,7 +95,7 @@ func ParseFrontmatter(content []byte) (map[string]any, []byte, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("must be a mapping of keys (name, description, ...), not %s", typeName(v))}
+		return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("must be a mapping of keys (name, description, ...), not %s", jsonx.KindOfYAML(v))}
 	}
 	for _, k := range []string{"name", "description", "version"} {
 		if x, ok := m[k]; ok && x != nil {
@@ -102,11 +103,11 @@ func ParseFrontmatter(content []byte) (map[string]any, []byte, error) {
 			case string:
 			case int, uint64, float64:
 				if k != "version" {
-					return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("%s must be a string, not %s", k, typeName(x))}
+					return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("%s must be a string, not %s", k, jsonx.KindOfYAML(x))}
 				}
 				m[k] = fmt.Sprint(x)
 			default:
-				return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("%s must be a string, not %s", k, typeName(x))}
+				return nil, nil, &FrontmatterError{Msg: fmt.Sprintf("%s must be a string, not %s", k, jsonx.KindOfYAML(x))}
 			}
 		}
 	}
@@ -129,24 +130,6 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "empty"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int, uint64, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // str is a frontmatter string value, "" when absent or of another type.
