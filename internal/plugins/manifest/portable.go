@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/limits"
 )
@@ -72,7 +73,7 @@ func LoadPortable(dir string) (*Manifest, []string, error) {
 	case raw["name"] == nil:
 		return nil, nil, fmt.Errorf("%s has no \"name\"; add one (lower case letters, digits, '-', '_' or '.')", file)
 	case !ok:
-		return nil, nil, fmt.Errorf("%s: \"name\" must be a string, not %s", file, jsonType(raw["name"]))
+		return nil, nil, fmt.Errorf("%s: \"name\" must be a string, not %s", file, jsonx.KindOf(raw["name"]))
 	case !portableNameRE.MatchString(name) || strings.Contains(name, ".."):
 		return nil, nil, fmt.Errorf("%s: name %q must be lower case letters, digits, '-', '_' or '.', starting with a letter or digit", file, name)
 	}
@@ -84,7 +85,7 @@ func LoadPortable(dir string) (*Manifest, []string, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			warns = append(warns, fmt.Sprintf("%s: %q should be a string, not %s; ignored", file, k, jsonType(v)))
+			warns = append(warns, fmt.Sprintf("%s: %q should be a string, not %s; ignored", file, k, jsonx.KindOf(v)))
 		}
 		return s
 	}
@@ -105,7 +106,7 @@ func LoadPortable(dir string) (*Manifest, []string, error) {
 		}
 		m.Author = strings.Join(parts, ", ")
 	default:
-		warns = append(warns, fmt.Sprintf("%s: \"author\" should be a string or an object with name, not %s; ignored", file, jsonType(a)))
+		warns = append(warns, fmt.Sprintf("%s: \"author\" should be a string or an object with name, not %s; ignored", file, jsonx.KindOf(a)))
 	}
 	if kw, ok := raw["keywords"].([]any); ok {
 		for _, k := range kw {
@@ -217,7 +218,7 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return s, fmt.Errorf("must be an object, not %s", jsonType(v))
+		return s, fmt.Errorf("must be an object, not %s", jsonx.KindOf(v))
 	}
 	root := func(x string) string { return strings.ReplaceAll(x, "${PLUGIN_ROOT}", dir) }
 	str := func(k string) (string, error) {
@@ -227,7 +228,7 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 		}
 		sv, ok := x.(string)
 		if !ok {
-			return "", fmt.Errorf("%q must be a string, not %s", k, jsonType(x))
+			return "", fmt.Errorf("%q must be a string, not %s", k, jsonx.KindOf(x))
 		}
 		return root(sv), nil
 	}
@@ -238,13 +239,13 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 		}
 		mm, ok := x.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("%q must be an object of strings, not %s", k, jsonType(x))
+			return nil, fmt.Errorf("%q must be an object of strings, not %s", k, jsonx.KindOf(x))
 		}
 		out := make(map[string]string, len(mm))
 		for kk, vv := range mm {
 			sv, ok := vv.(string)
 			if !ok {
-				return nil, fmt.Errorf("%s.%s must be a string, not %s", k, kk, jsonType(vv))
+				return nil, fmt.Errorf("%s.%s must be a string, not %s", k, kk, jsonx.KindOf(vv))
 			}
 			out[kk] = root(sv)
 		}
@@ -272,12 +273,12 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 	if a, ok := m["args"]; ok && a != nil {
 		list, ok := a.([]any)
 		if !ok {
-			return s, fmt.Errorf("\"args\" must be a list of strings, not %s", jsonType(a))
+			return s, fmt.Errorf("\"args\" must be a list of strings, not %s", jsonx.KindOf(a))
 		}
 		for i, x := range list {
 			sv, ok := x.(string)
 			if !ok {
-				return s, fmt.Errorf("args[%d] must be a string, not %s", i, jsonType(x))
+				return s, fmt.Errorf("args[%d] must be a string, not %s", i, jsonx.KindOf(x))
 			}
 			s.Args = append(s.Args, root(sv))
 		}
@@ -306,23 +307,6 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 	return s, nil
 }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
 
 // readManifestFile reads a small file, refusing a huge one before reading it.
 func readManifestFile(file string) ([]byte, error) {
