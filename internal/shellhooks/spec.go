@@ -96,7 +96,7 @@ func Parse(section any) (specs []Spec, warnings []string, err error) {
 			continue
 		}
 		if e := checkEvent(event); e != nil {
-			errs = append(errs, e)
+			errs = append(errs, fmt.Errorf("config.yaml hooks.%s: %w", event, e))
 			continue
 		}
 		raw := m[event]
@@ -121,17 +121,20 @@ func Parse(section any) (specs []Spec, warnings []string, err error) {
 	return specs, warnings, errors.Join(errs...)
 }
 
+// ValidEvent says why event cannot have shell hooks (nil: it can).
+func ValidEvent(event string) error { return checkEvent(event) }
+
 func checkEvent(event string) error {
 	if unsupported[event] {
-		return fmt.Errorf("config.yaml hooks.%s: this hook is for Python plugins only (a shell hook cannot return its result); remove the entry or write a plugin", event)
+		return fmt.Errorf("%s is for Python plugins only (a shell hook cannot return its result); remove the entry or write a plugin", event)
 	}
 	if hooks.Valid(event) {
 		return nil
 	}
 	if near := closest(event, hooks.Names()); near != "" {
-		return fmt.Errorf("config.yaml hooks.%s: unknown hook event; did you mean %s?", event, near)
+		return fmt.Errorf("unknown hook event %q; did you mean %s?", event, near)
 	}
-	return fmt.Errorf("config.yaml hooks.%s: unknown hook event (valid: %s)", event, strings.Join(hooks.Names(), ", "))
+	return fmt.Errorf("unknown hook event %q (valid: %s)", event, strings.Join(hooks.Names(), ", "))
 }
 
 func parseEntry(event string, i int, raw any) (Spec, []string, error) {

@@ -67,7 +67,7 @@ func TestParse(t *testing.T) {
 			errs:    []string{"config.yaml hooks: must be a mapping"}},
 		{name: "typo gets a suggestion",
 			section: map[string]any{"pre_tool_cal": []any{map[string]any{"command": "x"}}},
-			errs:    []string{"hooks.pre_tool_cal: unknown hook event; did you mean pre_tool_call?"}},
+			errs:    []string{`config.yaml hooks.pre_tool_cal: unknown hook event "pre_tool_cal"; did you mean pre_tool_call?`}},
 		{name: "python-only hook refused",
 			section: map[string]any{"transform_api_error_classification": []any{map[string]any{"command": "x"}}},
 			errs:    []string{"for Python plugins only"}},
