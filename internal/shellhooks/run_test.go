@@ -323,7 +323,7 @@ func TestAllowlist(t *testing.T) {
 	// Upstream's file, written by Python hermes, reads the same; bad files are errors naming the file.
 	for body, want := range map[string]string{
 		"\xef\xbb\xbf{\"approvals\": [{\"event\": \"pre_tool_call\", \"command\": \"x\", \"approved_at\": \"2026-01-01T00:00:00Z\"}, 7]}": "",
-		"":                 "",
+		"":                  "",
 		"{\"approvals\": 3": "is not valid JSON",
 		strings.Repeat("[", 100) + strings.Repeat("]", 100): "nests deeper than 8 levels",
 	} {
