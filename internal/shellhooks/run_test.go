@@ -17,7 +17,7 @@ import (
 const python = "/usr/bin/python3"
 
 // script writes an executable file into dir and returns its path.
-func script(t *testing.T, dir, name, body string) string {
+func script(t testing.TB, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
