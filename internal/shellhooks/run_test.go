@@ -3,13 +3,16 @@ package shellhooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/testutil/procs"
 )
@@ -335,4 +338,45 @@ func TestAllowlist(t *testing.T) {
 			t.Errorf("Load(%.30q) err = %v, want %q", body, err, want)
 		}
 	}
+}
+
+// Through the dispatcher: a shell hook registered after a plugin's callback
+// comes after it in the results, and concurrent tool calls each get their own run.
+func TestThroughTheDispatcher(t *testing.T) {
+	dir := t.TempDir()
+	cmd := script(t, dir, "guard.py", claudeGuard)
+	d := hooks.New(hooks.Options{Timeout: 30 * time.Second})
+	d.Register("pre_tool_call", hooks.Callback{PluginID: "policy", Invoke: func(_ context.Context, p map[string]any) (any, error) {
+		if p["tool_name"] == "terminal" && strings.Contains(p["args"].(map[string]any)["command"].(string), "plugin") {
+			return map[string]any{"action": "block", "message": "plugin first"}, nil
+		}
+		return nil, nil
+	}})
+	h := &Hook{Spec: spec(t, "pre_tool_call", map[string]any{"command": cmd, "matcher": "terminal"}), Runner: &Runner{}}
+	d.Register("pre_tool_call", h.Callback())
+
+	res := d.Fire(context.Background(), hooks.HookPreToolCall, terminalPayload("rm -rf plugin"))
+	want := []any{map[string]any{"action": "block", "message": "plugin first"},
+		map[string]any{"action": "block", "message": "refusing to run: rm -rf plugin"}}
+	if !reflect.DeepEqual(res, want) {
+		t.Fatalf("results = %v, want %v", res, want)
+	}
+	if dir, _ := hooks.PreToolCall(res, nil); dir.Message != "plugin first" {
+		t.Errorf("directive = %+v, want the plugin's block", dir)
+	}
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := terminalPayload(fmt.Sprintf("rm -rf dir%d", i))
+			p["tool_call_id"] = fmt.Sprintf("c%d", i)
+			got := d.Fire(context.Background(), hooks.HookPreToolCall, p)
+			if len(got) != 1 || got[0].(map[string]any)["message"] != fmt.Sprintf("refusing to run: rm -rf dir%d", i) {
+				t.Errorf("call %d: %v", i, got)
+			}
+		}()
+	}
+	wg.Wait()
 }
