@@ -18,14 +18,14 @@ func SplitCommand(s string) ([]string, error) {
 	)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			if inWord {
 				words = append(words, cur.String())
 				cur.Reset()
 				inWord = false
 			}
-		case c == '\\':
+		case '\\':
 			inWord = true
 			if i+1 == len(s) {
 				return nil, errors.New("the command ends in a lone backslash; escape it (\\\\) or remove it")
@@ -34,7 +34,7 @@ func SplitCommand(s string) ([]string, error) {
 			if s[i] != '\n' { // backslash-newline joins lines
 				cur.WriteByte(s[i])
 			}
-		case c == '\'':
+		case '\'':
 			inWord = true
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
@@ -42,7 +42,7 @@ func SplitCommand(s string) ([]string, error) {
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1
-		case c == '"':
+		case '"':
 			inWord = true
 			closed := false
 			for i++; i < len(s); i++ {
