@@ -140,6 +140,16 @@ func (sh *ShellHooks) Consent(ctx context.Context, spec shellhooks.Spec) (bool, 
 	return true, record()
 }
 
+// RegisterShellHooks is registerShellHooks for a command that runs tools
+// without a chat (`hermes tools call`, `hermes mcp serve`); call it after Load.
+func (h *Host) RegisterShellHooks(ctx context.Context) error {
+	doc, err := h.Store().Load()
+	if err != nil {
+		return err
+	}
+	return h.registerShellHooks(ctx, doc)
+}
+
 // registerShellHooks puts every consented shell hook on the dispatcher after
 // the plugins' callbacks (the plugins are loaded), so their results come after
 // the plugins', as upstream orders them.
