@@ -154,6 +154,9 @@ func (h *Host) RegisterShellHooks(ctx context.Context) error {
 // the plugins' callbacks (the plugins are loaded), so their results come after
 // the plugins', as upstream orders them.
 func (h *Host) registerShellHooks(ctx context.Context, doc *config.Doc) error {
+	if h.SafeMode() {
+		return nil // HERMES_SAFE_MODE runs no user code at all, shell hooks included (upstream)
+	}
 	sh, err := h.f.shellHooksOf(doc, h.home.Dir)
 	if err != nil {
 		return err
