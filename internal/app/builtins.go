@@ -32,7 +32,8 @@ func newApprover(io *IOStreams, h home.Home) *approval.Approver {
 	return approval.NewCLIApprover(io.In, io.Err, &config.Store{Path: h.ConfigPath()}, nil)
 }
 
-// registerBuiltinTools adds read_file, write_file, patch, search_files and terminal to
+// registerBuiltinTools adds read_file, write_file, patch, search_files, terminal,
+// skills_list and skill_view to
 // the registry, before plugins load so a plugin tool of the same name needs
 // the tools.override capability. The terminal is guarded by the rules in config.yaml
 // (command_allowlist, approvals.deny, read on first use), and transform_terminal_output
@@ -44,6 +45,9 @@ func (host *Host) registerBuiltinTools() error {
 		approver = host.Approver
 	}
 	hk := host.Registry.Hooks()
+	if err := builtin.RegisterSkills(host.Registry.Tools(), host.Skills()); err != nil {
+		return err
+	}
 	return builtin.Register(host.Registry.Tools(), builtin.Options{
 		WorkDir:        host.f.Cwd,
 		Environ:        host.f.environ(),

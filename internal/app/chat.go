@@ -95,6 +95,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, err
 	}
 
+	h.mcp.watch = true
 	if err := h.registerMCPTools(ctx, parseToolsets(o.Toolsets, cfg["toolsets"])); err != nil {
 		return nil, err
 	}

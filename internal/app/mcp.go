@@ -24,6 +24,9 @@ type hostMCP struct {
 	err  error
 	mu   sync.Mutex
 	reg  []string // servers whose tools are in the registry
+	// watch: this command lives on (chat), so servers that fail are retried
+	// in the background and their tools follow their state (mcpServerChanged).
+	watch bool
 }
 
 // loadMCPConfig reads mcp_servers (and mcp.servers) with ${VAR} from .env,
@@ -37,11 +40,56 @@ func (h *Host) loadMCPConfig() (*mcp.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := mcp.Parse(doc.Map(), mcp.Expander{Dotenv: dotenv, Env: h.f.Env, Home: h.f.Env("HOME"), Cwd: h.f.Cwd})
+	x := mcp.Expander{Dotenv: dotenv, Env: h.f.Env, Home: h.f.Env("HOME"), Cwd: h.f.Cwd}
+	cfg, err := mcp.Parse(doc.Map(), x)
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}
+	h.addPortableServers(cfg, x)
 	return cfg, nil
+}
+
+// addPortableServers adds the mcp.json servers of the enabled portable
+// packages, each as "<skill namespace>__<server>" (reference §2.3). A name
+// config.yaml already uses keeps the config.yaml server. ${VAR} references
+// resolve as in config.yaml (${PLUGIN_ROOT} is the package directory).
+func (h *Host) addPortableServers(cfg *mcp.Config, x mcp.Expander) {
+	pkgs, warns := h.m.PortableServers()
+	cfg.Warnings = append(cfg.Warnings, warns...)
+	for _, pkg := range pkgs {
+		for _, ps := range pkg.Servers {
+			name := pkg.Namespace + "__" + ps.Name
+			expand := func(v string) string {
+				out, missing := x.Expand(v)
+				for _, n := range missing {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("plugin %s: mcp.json server %s uses ${%s}, which is not set in .env or the environment; kept as written", pkg.Plugin, ps.Name, n))
+				}
+				return out
+			}
+			ps.Command, ps.Cwd, ps.URL = expand(ps.Command), expand(ps.Cwd), expand(ps.URL)
+			for i := range ps.Args {
+				ps.Args[i] = expand(ps.Args[i])
+			}
+			for k, v := range ps.Env {
+				ps.Env[k] = expand(v)
+			}
+			for k, v := range ps.Headers {
+				ps.Headers[k] = expand(v)
+			}
+			if _, taken := cfg.Lookup(name); taken {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("plugin %s: MCP server %s is also in config.yaml; using config.yaml's", pkg.Plugin, name))
+				continue
+			}
+			s := &mcp.ServerConfig{Name: name, Command: ps.Command, Args: ps.Args, Env: ps.Env, Cwd: ps.Cwd,
+				URL: ps.URL, Headers: ps.Headers, Transport: "stdio", Timeout: mcp.DefaultTimeout,
+				ConnectTimeout: mcp.DefaultConnectTimeout, Enabled: true, Trust: mcp.TrustFull, Resources: true, Prompts: true}
+			if ps.Type == "streamable-http" {
+				s.Transport = "http"
+			}
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].Name < cfg.Servers[j].Name })
 }
 
 // MCP is the command's MCP client; the config is read on first use, nothing
@@ -61,6 +109,9 @@ func (h *Host) MCP() (*mcp.Manager, error) {
 			Stderr: func(server, line string) { h.f.Logs().Append("mcp:"+server, "stderr", termsafe.Line(line)) }}
 		if h.Approver != nil {
 			opts.Approver = h.Approver
+		}
+		if h.mcp.watch {
+			opts.ServerChanged = h.mcpServerChanged
 		}
 		h.mcp.m = mcp.New(opts)
 	})
@@ -104,6 +155,45 @@ func (h *Host) registerMCPTools(ctx context.Context, want *toolsetChoice) error 
 		}
 	}
 	return nil
+}
+
+// mcpServerChanged keeps the registry in step with a parked server: its
+// tools leave when it is parked and return (within the tool set chosen)
+// when its background probe or a call brings it back.
+func (h *Host) mcpServerChanged(server string, up bool) {
+	src := mcp.Source(server)
+	h.mcp.mu.Lock()
+	defer h.mcp.mu.Unlock()
+	if !up {
+		if i := slices.Index(h.mcp.reg, src); i >= 0 {
+			h.Registry.Tools().RemoveSource(src)
+			h.mcp.reg = slices.Delete(h.mcp.reg, i, i+1)
+			h.f.Warn(fmt.Sprintf("MCP server %q stopped answering; its tools are withdrawn and it is tried again every 5 minutes (/reload-mcp to try now)", termsafe.Line(server)))
+		}
+		h.f.Logger().Info("mcp server parked", "server", server)
+		return
+	}
+	if slices.Contains(h.mcp.reg, src) {
+		return
+	}
+	list, warns := h.mcp.m.ServerModelTools(server)
+	for _, w := range warns {
+		h.f.Logger().Warn(w)
+	}
+	choice, n := h.tools.choice(), 0
+	for _, t := range list {
+		if !choice.allows(t) {
+			continue
+		}
+		if err := h.Registry.Tools().Register(t, false); err == nil {
+			n++
+		}
+	}
+	if n > 0 {
+		h.mcp.reg = append(h.mcp.reg, src)
+		h.f.Warn(fmt.Sprintf("MCP server %q answers again; its %d tool(s) are offered", termsafe.Line(server), n))
+	}
+	h.f.Logger().Info("mcp server back", "server", server, "tools", n)
 }
 
 // ReloadMCP re-reads the MCP config, closes every connection and registers

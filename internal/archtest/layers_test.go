@@ -29,9 +29,11 @@ var tiers = map[string]int{
 	// 1: the wire, the clock-using basics.
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
 	"internal/urlscheme": 1, "internal/llm": 1, "internal/logs": 1, "internal/hooks": 1,
+	"internal/gateway/platform": 1, // what the gateway and its platform adapters share
 	// 2: what plugins and tools are.
 	"internal/plugins/manifest": 2, "internal/tools": 2, "internal/session": 2, "pkg/pluginsdk": 2,
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
+	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
 	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
@@ -60,6 +62,7 @@ var cliImports = []string{
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe",   // how untrusted text is shown
+	"internal/skills",     // the skills `hermes skills list/show` shows
 	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
 }

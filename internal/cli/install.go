@@ -179,7 +179,11 @@ func installAndSetUp(ctx context.Context, f *app.Factory, req install.Request, o
 
 	enable := o.Enable
 	if !o.Enable && !o.NoEnable {
-		if f.IO.CanPrompt() {
+		if res.Manifest.Portable {
+			// Upstream installs portable packages disabled: their skills reach
+			// the model and their MCP servers run only once the user enables them.
+			sayf(w, "%s is a portable agent plugin (plugin.json): installed disabled. Review it, then enable it with: hermes plugins enable %s\n", res.Name, res.Name)
+		} else if f.IO.CanPrompt() {
 			if enable, err = f.IO.Confirm(ctx, fmt.Sprintf("  Enable '%s' now? [y/N]: ", res.Name)); err != nil {
 				return res, err
 			}

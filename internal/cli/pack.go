@@ -246,7 +246,7 @@ func reviewPack(f *app.Factory, p *pack.Pack) {
 		}
 	}
 	if len(p.Skills) > 0 {
-		sayf(w, "\nSkills listed (not installed: packs do not install skills, and hermes does not manage skills yet): %s\n", strings.Join(p.Skills, ", "))
+		sayf(w, "\nSkills listed (not installed: packs do not install skills): %s\n  Put each in $HERMES_HOME/skills/<name>/SKILL.md, then check it with: hermes skills list (and hermes skills show NAME)\n", strings.Join(p.Skills, ", "))
 	}
 }
 

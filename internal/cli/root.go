@@ -167,6 +167,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdPlugins(f),
 		newCmdTools(f),
 		newCmdMCP(f),
+		newCmdSkills(f),
 		newCmdConfig(f),
 		newCmdDemo(f, nil),
 		newCmdChat(f, nil),

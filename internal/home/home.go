@@ -99,6 +99,9 @@ func (h Home) PluginDataDir(namespace string) string {
 	return filepath.Join(h.Dir, "plugin-data", namespace)
 }
 
+// SkillsDir is where the user's skills live: <dir>/skills/<name>/SKILL.md.
+func (h Home) SkillsDir() string { return filepath.Join(h.Dir, "skills") }
+
 // CacheDir is <home>/cache.
 func (h Home) CacheDir() string { return filepath.Join(h.Dir, "cache") }
 

@@ -489,11 +489,7 @@ func checkSymlinks(root string) error {
 func checkManifest(tree string, src Source) (*manifest.Manifest, string, []string, error) {
 	m, warns, err := manifest.LoadDir(tree)
 	if errors.Is(err, manifest.ErrNoManifest) {
-		where := "the repository"
-		if src.Subdir != "" {
-			where = "'" + src.Subdir + "'"
-		}
-		return nil, "", nil, userErr("No plugin.yaml found in %s of %s: it is not a Hermes plugin (or the plugin is in a subdirectory: use owner/repo/path or URL#path).", where, src.Canonical())
+		return checkPortable(tree, src)
 	}
 	if err != nil {
 		return nil, "", nil, userErr("Invalid plugin manifest: %v", err)

@@ -202,7 +202,7 @@ func TestInstallBadInputLeavesNothing(t *testing.T) {
 		{"sha not in repo", Request{Identifier: good.URL(), Ref: strings.Repeat("ab", 20)}, "is not in " + good.URL()},
 		{"missing repo", Request{Identifier: "file://" + filepath.Join(t.TempDir(), "nope.git")}, "Git clone failed for file://"},
 		{"unreachable host", Request{Identifier: "http://127.0.0.1:1/o/r.git"}, "Git clone failed for http://127.0.0.1:1/o/r.git"},
-		{"no plugin.yaml", Request{Identifier: noManifest.URL()}, "No plugin.yaml found in the repository"},
+		{"no plugin.yaml", Request{Identifier: noManifest.URL()}, "No plugin.yaml or plugin.json found in the repository"},
 		{"unsafe name", Request{Identifier: unsafe.URL()}, `Unsafe plugin name "../evil"`},
 		{"dot name", Request{Identifier: dotName.URL()}, `Unsafe plugin name ".hidden"`},
 		{"manifest v3", Request{Identifier: mv3.URL()}, "requires manifest_version 3, but this installer only supports up to 2"},

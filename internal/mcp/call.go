@@ -93,7 +93,7 @@ type Status struct {
 	Transport   string        `json:"transport"`
 	Enabled     bool          `json:"enabled"`
 	Trust       string        `json:"trust"`
-	State       string        `json:"state"` // not connected, connected, failed, disabled, parked
+	State       string        `json:"state"` // not connected, connecting, connected, failed, disabled, parked
 	Tools       int           `json:"tools"` // -1: not known without connecting
 	Breaker     string        `json:"breaker"`
 	Error       string        `json:"error,omitempty"`
@@ -115,10 +115,14 @@ func (m *Manager) Statuses() []Status {
 }
 
 func (c *conn) status() Status {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	st := Status{Name: c.srv.Name, Transport: c.srv.Transport, Enabled: c.srv.Enabled, Trust: c.srv.Trust,
-		State: "not connected", Tools: -1, Breaker: c.br.state(), ConnectTime: c.connectTime}
+		State: "not connected", Tools: -1, Breaker: c.br.state()}
+	if !c.mu.TryLock() {
+		st.State = "connecting" // c.mu is held for a whole connect: never wait behind one
+		return st
+	}
+	defer c.mu.Unlock()
+	st.ConnectTime = c.connectTime
 	switch {
 	case !c.srv.Enabled:
 		st.State = "disabled"
@@ -132,13 +136,14 @@ func (c *conn) status() Status {
 	return st
 }
 
-// Connect connects server now (hermes mcp test) and reports it.
+// Connect connects server now, in one attempt (hermes mcp test: a diagnosis
+// reports the first failure rather than retrying it for seconds).
 func (m *Manager) Connect(ctx context.Context, server string) (Status, []*mcp.Tool, error) {
 	c, err := m.lookup(server)
 	if err != nil {
 		return Status{}, nil, err
 	}
-	if _, err := c.ensure(ctx); err != nil {
+	if _, err := c.connectAs(ctx, modeOnce); err != nil {
 		return c.status(), nil, err
 	}
 	c.mu.Lock()
@@ -180,8 +185,12 @@ func (m *Manager) ConnectAll(ctx context.Context, want func(server string) bool)
 		if err != nil {
 			continue
 		}
+		mode := modeCall
+		if m.opts.ServerChanged != nil {
+			mode = modeQuick // the retries go on in the background and report a success
+		}
 		wg.Go(func() {
-			if _, err := c.ensure(ctx); err != nil {
+			if _, err := c.connectAs(ctx, mode); err != nil {
 				mu.Lock()
 				errs[s.Name] = err
 				mu.Unlock()

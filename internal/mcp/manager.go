@@ -44,6 +44,12 @@ type Options struct {
 	BaseBackoff     time.Duration
 	BreakerCooldown time.Duration // default 60 s
 	ParkInterval    time.Duration // default 300 s
+	// ServerChanged, when set, is told (on its own goroutine, never under a
+	// lock) that a server was parked (up false: its tools should leave the
+	// model's list) or that the background probe of a parked server brought
+	// it back (up true). Long-lived commands (chat, mcp serve) set it; with
+	// it nil a parked server is only tried again when called.
+	ServerChanged func(server string, up bool)
 }
 
 // Manager owns one connection per configured server, made on first use and
@@ -53,6 +59,9 @@ type Manager struct {
 	mu   sync.Mutex
 	cfg  *Config
 	conn map[string]*conn
+	// life ends the background probes of this configuration (Close, Reload).
+	life context.Context
+	stop context.CancelFunc
 }
 
 // New returns a Manager over opts.Config; nothing connects until asked.
@@ -104,6 +113,7 @@ func (m *Manager) setConfig(cfg *Config) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cfg = cfg
+	m.life, m.stop = context.WithCancel(context.Background())
 	m.conn = map[string]*conn{}
 	for _, s := range cfg.Servers {
 		m.conn[s.Name] = &conn{m: m, srv: s, br: &breaker{now: m.opts.Now, cooldown: m.opts.BreakerCooldown}}
@@ -127,6 +137,7 @@ func (m *Manager) Config() *Config {
 // Close ends every connection and the servers' processes.
 func (m *Manager) Close() {
 	m.mu.Lock()
+	m.stop()
 	conns := make([]*conn, 0, len(m.conn))
 	for _, c := range m.conn {
 		conns = append(conns, c)
@@ -170,12 +181,28 @@ type conn struct {
 	everUp      bool
 	lastErr     error
 	parkedUntil time.Time
+	probing     bool // parked, and a background probe is waiting to try again
+	probeGen    int  // which park the running probe belongs to
 	connectTime time.Duration
 	generation  int
 }
 
+// connectMode is how hard a connect tries.
+type connectMode uint8
+
+const (
+	modeCall  connectMode = iota // a call: the retries, then park (a parked server fails at once)
+	modeProbe                    // the background probe: the retries, even while parked
+	modeQuick                    // starting up: one attempt; the retries go on in the background
+	modeOnce                     // a diagnosis (hermes mcp test): one attempt, its error as it is
+)
+
 // ensure returns the live session, connecting (with retries) when there is none.
 func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
+	return c.connectAs(ctx, modeCall)
+}
+
+func (c *conn) connectAs(ctx context.Context, mode connectMode) (*mcp.ClientSession, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.session != nil {
@@ -185,13 +212,16 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, fmt.Errorf("MCP server %q is disabled (enabled: false in config.yaml)", c.srv.Name)
 	}
 	now := c.m.opts.Now()
-	if now.Before(c.parkedUntil) {
+	if mode != modeProbe && now.Before(c.parkedUntil) {
 		return nil, fmt.Errorf("MCP server %q is parked after repeated connect failures (next try in ~%ds): %w",
 			c.srv.Name, int(c.parkedUntil.Sub(now).Seconds())+1, c.lastErr)
 	}
 	retries := firstConnectRetries
 	if c.everUp {
 		retries = reconnectRetries
+	}
+	if mode == modeQuick || mode == modeOnce {
+		retries = 0
 	}
 	backoff := c.m.opts.BaseBackoff
 	var err error
@@ -204,6 +234,7 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 		if err = c.connect(ctx); err == nil {
 			c.parkedUntil = time.Time{}
+			c.unpark()
 			return c.session, nil
 		}
 		if permanent(err) || ctx.Err() != nil {
@@ -211,7 +242,16 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 	}
 	c.lastErr = err
-	c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
+	switch {
+	case ctx.Err() != nil:
+	case mode == modeQuick:
+		c.retryInBackground(!permanent(err))
+	case mode == modeCall:
+		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
+		c.park()
+	case mode == modeProbe:
+		c.parkedUntil = c.m.opts.Now().Add(c.m.opts.ParkInterval)
+	}
 	return nil, err
 }
 
@@ -230,7 +270,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 		hc := &http.Client{Transport: headerTransport{headers: c.srv.Headers, base: http.DefaultTransport}}
 		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: hc, DisableStandaloneSSE: true}, nil
 	}
-	if _, err := lookPath(c.srv.Command, c.m.opts.Environ); err != nil {
+	if _, err := lookPath(c.srv.Command, c.srv.Cwd, c.m.opts.Environ); err != nil {
 		return nil, permanentError{fmt.Errorf("MCP server %q: %w", c.srv.Name, err)}
 	}
 	name := c.srv.Name
@@ -252,6 +292,11 @@ func (c *conn) connect(ctx context.Context) error {
 	})
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
+		if st, ok := t.(*stdioTransport); ok {
+			if note := st.exitNote(); note != "" {
+				err = fmt.Errorf("%w; %s", err, note)
+			}
+		}
 		return c.connectError(cctx, err)
 	}
 	caps := &mcp.ServerCapabilities{}

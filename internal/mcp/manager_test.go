@@ -133,6 +133,7 @@ func TestFaults(t *testing.T) {
 		&ServerConfig{Name: "bad", Command: py, Args: []string{bad}, Timeout: 2 * time.Second},
 		&ServerConfig{Name: "crash", Command: py, Args: []string{bad, "crash"}},
 		&ServerConfig{Name: "missing", Command: "no-such-mcp-server-binary"},
+		&ServerConfig{Name: "nofile", Command: "/no/such/mcp-server"},
 		&ServerConfig{Name: "slow", Command: py, Args: []string{bad, "slowstart"}, ConnectTimeout: 500 * time.Millisecond},
 	)
 	ctx := context.Background()
@@ -140,9 +141,11 @@ func TestFaults(t *testing.T) {
 		name, server, tool string
 		wantErr, wantOut   string
 	}{
-		{"unknown server", "nope", "x", `unknown MCP server "nope"; the configured servers are: bad, crash, missing, slow`, ""},
+		{"unknown server", "nope", "x", `unknown MCP server "nope"; the configured servers are: bad, crash, missing, nofile, slow`, ""},
 		{"command not found", "missing", "x", `command "no-such-mcp-server-binary" not found on PATH`, ""},
-		{"crash at start", "crash", "x", `connect to MCP server "crash"`, ""},
+		{"no such file", "nofile", "x", `command "/no/such/mcp-server" does not exist or is not an executable file`, ""},
+		// What the server said before it died is in the error, not only in the log.
+		{"crash at start", "crash", "x", `the server exited (exit status 3); it said: badserver starting mode=crash`, ""},
 		{"hang past connect_timeout", "slow", "x", `did not finish connecting within 500ms (connect_timeout in config.yaml)`, ""},
 		{"ok", "bad", "ok", "", `{"result":"done ok"}`},
 		{"hang past timeout", "bad", "hang", `MCP server "bad" did not answer hang within 2s (timeout in config.yaml)`, ""},

@@ -22,25 +22,40 @@ func (m *Manager) ModelTools(ctx context.Context, want func(server string) bool)
 	if want == nil {
 		want = func(string) bool { return true }
 	}
+	later := ""
+	if m.opts.ServerChanged != nil {
+		later = " (it is tried again in the background; its tools are offered when it answers)"
+	}
 	for name, err := range m.ConnectAll(ctx, want) {
-		warnings = append(warnings, fmt.Sprintf("MCP server %q is not available; its tools are not offered: %s", name, Redact(err.Error())))
+		warnings = append(warnings, fmt.Sprintf("MCP server %q is not available; its tools are not offered%s: %s", name, later, Redact(err.Error())))
 	}
 	for _, s := range m.Config().Servers {
-		c, err := m.lookup(s.Name)
-		if err != nil || !s.Enabled || !want(s.Name) {
+		if !s.Enabled || !want(s.Name) {
 			continue
 		}
-		c.mu.Lock()
-		up, mcpTools, caps := c.session != nil, c.tools, c.caps
-		c.mu.Unlock()
-		if !up {
-			continue
-		}
-		got, warns := m.serverTools(s, mcpTools, caps)
+		got, warns := m.ServerModelTools(s.Name)
 		list = append(list, got...)
 		warnings = append(warnings, warns...)
 	}
 	return list, warnings
+}
+
+// ServerModelTools is ModelTools of one server that is connected now; it
+// does not connect (a parked server's probe brings it back).
+func (m *Manager) ServerModelTools(server string) (list []*tools.Tool, warnings []string) {
+	c, err := m.lookup(server)
+	if err != nil || !c.srv.Enabled {
+		return nil, nil
+	}
+	if !c.mu.TryLock() {
+		return nil, nil // connecting (retries in the background hold c.mu): not up yet
+	}
+	up, mcpTools, caps := c.session != nil, c.tools, c.caps
+	c.mu.Unlock()
+	if !up {
+		return nil, nil
+	}
+	return m.serverTools(c.srv, mcpTools, caps)
 }
 
 func (m *Manager) serverTools(s *ServerConfig, mcpTools []*mcp.Tool, caps *mcp.ServerCapabilities) (out []*tools.Tool, warns []string) {

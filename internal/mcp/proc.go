@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hermes-go/hermes/internal/reaper"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // envAllowlist is what a stdio server inherits of hermes' environment
@@ -49,10 +52,42 @@ type stdioTransport struct {
 	reaper  *reaper.Reaper
 	environ []string
 	log     func(line string)
+	last    *proc // the process of the latest Connect, for its exit and last words
+}
+
+// exitNote says how the server of a failed connect ended, with the last
+// lines it wrote to stderr ("" while it runs): "exited at once" alone tells a
+// user nothing, "Cannot find module …" does.
+func (t *stdioTransport) exitNote() string {
+	p := t.last
+	if p == nil {
+		return ""
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(200 * time.Millisecond):
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	note := "the server exited"
+	if p.waitErr != nil {
+		note += " (" + p.waitErr.Error() + ")"
+	}
+	if len(p.tail) > 0 {
+		words := p.tail
+		if p.firstErr != "" && !slices.Contains(words, p.firstErr) {
+			words = append([]string{p.firstErr, "…"}, words...)
+		}
+		note += "; it said: " + Redact(strings.Join(words, " | "))
+	} else {
+		note += " without a word on stderr"
+	}
+	return note
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	path, err := lookPath(t.srv.Command, t.environ)
+	path, err := lookPath(t.srv.Command, t.srv.Cwd, t.environ)
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +116,19 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, fmt.Errorf("start MCP server %q (%s): %w", t.srv.Name, t.srv.Command, err)
 	}
 	p := &proc{cell: cell, stdin: stdin, stdout: stdout, exited: make(chan struct{})}
+	t.last = p
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			t.log(sc.Text())
+			p.remember(sc.Text())
 		}
 		_, _ = io.Copy(io.Discard, stderr)
-		_ = cell.Wait(nil)
+		err := cell.Wait(nil)
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
 		close(p.exited)
 	}()
 	return (&mcp.IOTransport{Reader: p, Writer: p}).Connect(ctx)
@@ -96,8 +136,15 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // lookPath resolves command on the PATH hermes passes the server, so "command
 // not found" is said before anything starts.
-func lookPath(command string, environ []string) (string, error) {
+func lookPath(command, cwd string, environ []string) (string, error) {
 	if strings.Contains(command, "/") {
+		p := command
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p) // exec resolves it against the server's cwd
+		}
+		if !isExec(p) {
+			return "", fmt.Errorf("command %q does not exist or is not an executable file; fix command: in config.yaml", command)
+		}
 		return command, nil
 	}
 	for _, kv := range environ {
@@ -132,6 +179,36 @@ type proc struct {
 	once      sync.Once
 	exited    chan struct{}
 	closeWait time.Duration
+
+	mu       sync.Mutex
+	firstErr string   // the first stderr line that names an error (Node puts it above its stack)
+	tail     []string // the last stderr lines, terminal-safe
+	waitErr  error
+}
+
+// tailLines and tailWidth bound what a failed connect quotes of stderr.
+const (
+	tailLines = 3
+	tailWidth = 300
+)
+
+func (p *proc) remember(line string) {
+	line = strings.TrimSpace(termsafe.Line(line))
+	if line == "" {
+		return
+	}
+	if len(line) > tailWidth {
+		line = line[:tailWidth] + "…"
+	}
+	p.mu.Lock()
+	if p.firstErr == "" && strings.Contains(strings.ToLower(line), "error") {
+		p.firstErr = line
+	}
+	p.tail = append(p.tail, line)
+	if len(p.tail) > tailLines {
+		p.tail = p.tail[len(p.tail)-tailLines:]
+	}
+	p.mu.Unlock()
 }
 
 func (p *proc) Read(b []byte) (int, error)  { return p.stdout.Read(b) }

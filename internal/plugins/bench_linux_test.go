@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hermes-go/hermes/internal/mcp"
 	"github.com/hermes-go/hermes/internal/reaper"
@@ -83,6 +87,57 @@ func BenchmarkCallMCPReal(b *testing.B) {
 		Timeout: mcp.DefaultTimeout, ConnectTimeout: mcp.DefaultConnectTimeout}}}})
 	b.Cleanup(func() { m.Close() })
 	e := mcpEnv(b, m, false)
+	ctx := context.Background()
+	run := func(n int) {
+		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})
+		if !strings.Contains(out.Result, `"ok": true`) || !strings.Contains(out.Result, "Echo: hi") {
+			b.Fatalf("mcp_loop: %+v", out)
+		}
+	}
+	run(50)
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(200, b.N-done)
+		run(n)
+		done += n
+	}
+}
+
+// sdkCaller is the least a host can do for ctx.call_mcp: the official SDK's
+// own client over stdio, straight to the server, its text as the result; no
+// breaker, trust gate, shared-connection bookkeeping or result conversion.
+type sdkCaller struct{ cs *sdkmcp.ClientSession }
+
+func (c sdkCaller) CallTool(ctx context.Context, _, tool string, args map[string]any, _ time.Duration) (string, error) {
+	res, err := c.cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if t, ok := res.Content[0].(*sdkmcp.TextContent); ok {
+			text = t.Text
+		}
+	}
+	return `{"result": ` + strconv.Quote(text) + `}`, nil
+}
+
+// BenchmarkCallMCPFloor is BenchmarkCallMCPReal with sdkCaller in place of
+// hermes' client: the same plugin → host → server → host → plugin trip with
+// nothing of hermes' client in it, the floor that trip has on this machine.
+func BenchmarkCallMCPFloor(b *testing.B) {
+	dir, err := mcpservers.Installed()
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "bench"}, nil)
+	cs, err := client.Connect(context.Background(), &sdkmcp.CommandTransport{
+		Command: exec.Command("node", mcpservers.Script(dir, "server-everything"), "stdio")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	e := mcpEnv(b, sdkCaller{cs}, false)
 	ctx := context.Background()
 	run := func(n int) {
 		out := e.m.pipeline().Run(ctx, tools.Call{Name: "mcp_loop", Args: map[string]any{"n": n}, ToolCallID: "bench"})

@@ -115,6 +115,8 @@ func runtimeOf(c *discovery.Candidate) RuntimeKind {
 	switch {
 	case c.Builtin:
 		return RuntimeBuiltin
+	case c.Manifest != nil && c.Manifest.Portable:
+		return RuntimePortable
 	case c.Manifest != nil && c.Manifest.Runtime == "exec":
 		return RuntimeExec
 	default:

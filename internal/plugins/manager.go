@@ -448,6 +448,12 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		}
 		return m.startBuiltin(ctx, p)
 	}
+	if p.Runtime == RuntimePortable {
+		if waitDeps != nil {
+			waitDeps()
+		}
+		return m.startPortable(p)
+	}
 	info := protocol.PluginInfo{
 		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind,
 		Manifest: manifestForPlugin(c.Manifest),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/testutil/mcpmem"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 const mcpPlugin = `
@@ -117,6 +118,10 @@ func TestCallMCPFromPythonPlugin(t *testing.T) {
 			out := e.run(t, tool, map[string]any{"server": "fs", "arguments": map[string]any{"message": "hi"}})
 			if out.Status != "ok" || out.Result != `{"ok": true, "result": "Echo: hi"}` {
 				t.Fatalf("echo: %+v", out)
+			}
+			// An approval the call needs (an untrusted server) is asked as the plugin's.
+			if o := tools.OriginOf(server.LastContext()); o.Kind != tools.FromPlugin || o.Plugin != "mcpt" || o.String() != "plugin `mcpt` through ctx.call_mcp" {
+				t.Fatalf("call origin %+v", o)
 			}
 			out = e.run(t, tool, map[string]any{"server": "fs", "tool": "add", "arguments": map[string]any{"a": 2, "b": 40}})
 			if out.Result != `{"ok": true, "result": "42", "structuredContent": {"sum": 42}}` {

@@ -33,6 +33,9 @@ const (
 	RuntimePython  RuntimeKind = "python"  // through the embedded Python bridge
 	RuntimeExec    RuntimeKind = "exec"    // any program speaking the protocol
 	RuntimeBuiltin RuntimeKind = "builtin" // compiled into hermes, in-process
+	// RuntimePortable is a plugin.json package (Agent Plugins v1): no process;
+	// its skills register in-process and its MCP servers join the MCP client.
+	RuntimePortable RuntimeKind = "portable"
 )
 
 // LoadState is where a plugin is in its life in this hermes process, as

@@ -70,6 +70,9 @@ type setupState struct {
 	subreaper bool   // hermes is a child subreaper
 	why       string // why cells are not cgroups
 	watchdog  *watchdog
+	// orphanWatch kills the escaped processes of subreaper cells if hermes
+	// dies without sweeping them (SIGKILL).
+	orphanWatch *watchdog
 }
 
 // cellSeq numbers cells process-wide (cgroup names must not clash between two
@@ -378,6 +381,7 @@ func (r *Reaper) Close() {
 	}
 	r.closeCgroups()
 	if subreaper {
+		r.stopOrphanWatch() // before the sweep, which would kill it as hermes' descendant
 		r.sweepOrphans(nil)
 	}
 }

@@ -197,6 +197,21 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27
   sleep 0.1
 done`
 
+// orphanWatchdogScript is the watchdog of subreaper mode: when hermes ($0 is
+// its pid) is gone, the processes that escaped its cells were reparented
+// past it and only their token finds them, so it kills every process whose
+// environment carries one of hermes' cell tokens, until none is left.
+const orphanWatchdogScript = `read x
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+  found=
+  for f in $(grep -lzs "^` + tokenVar + `=$0\." /proc/[0-9]*/environ); do
+    p=${f#/proc/}
+    kill -9 "${p%/environ}" 2>/dev/null && found=1
+  done
+  [ -n "$found" ] || exit 0
+  sleep 0.1
+done`
+
 // watchdog is a tiny shell outside the cells that kills them all when hermes is
 // gone, however it went (SIGKILL, the OOM killer, a second Ctrl-C): nothing else
 // would, since the kernel does not kill a cgroup when the process that made it
@@ -209,12 +224,16 @@ type watchdog struct {
 // startWatchdog starts the watchdog of base; nil if it cannot (the cells still
 // work while hermes lives).
 func startWatchdog(base string) *watchdog {
+	return startWatchdogScript("hermes-cgroup-watchdog", watchdogScript, base)
+}
+
+func startWatchdogScript(name, script, arg string) *watchdog {
 	rd, w, err := os.Pipe()
 	if err != nil {
 		return nil
 	}
 	defer rd.Close()
-	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"hermes-cgroup-watchdog", "-c", watchdogScript, base}, Stdin: rd,
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{name, "-c", script, arg}, Stdin: rd,
 		// A session of its own: a Ctrl-C meant for hermes must not end it.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
@@ -233,7 +252,19 @@ func (w *watchdog) stop() {
 	_ = w.cmd.Wait()
 }
 
-// enableSubreaper makes hermes the reaper of what its descendants orphan.
+// cancel ends a watchdog hermes no longer needs (it swept the orphans
+// itself) without letting it run its sweep.
+func (w *watchdog) cancel() {
+	if w == nil {
+		return
+	}
+	_ = w.cmd.Process.Kill()
+	w.w.Close()
+	_ = w.cmd.Wait()
+}
+
+// enableSubreaper makes hermes the reaper of what its descendants orphan, and
+// starts the watchdog that kills them if hermes dies without its sweep.
 func (r *Reaper) enableSubreaper() {
 	if r.setup.subreaper {
 		return
@@ -243,6 +274,16 @@ func (r *Reaper) enableSubreaper() {
 		return
 	}
 	r.setup.subreaper = true
+	r.setup.orphanWatch = startWatchdogScript("hermes-orphan-watchdog", orphanWatchdogScript, strconv.Itoa(os.Getpid()))
+}
+
+// stopOrphanWatch lets the subreaper watchdog go after hermes' own sweep.
+func (r *Reaper) stopOrphanWatch() {
+	r.mu.Lock()
+	w := r.setup.orphanWatch
+	r.setup.orphanWatch = nil
+	r.mu.Unlock()
+	w.cancel()
 }
 
 // prepare makes cmd start inside the cell: created straight into its cgroup

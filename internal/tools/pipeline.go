@@ -47,6 +47,7 @@ const (
 type Origin struct {
 	Kind   OriginKind
 	Plugin string // the plugin's key, for FromPlugin
+	Facade string // for FromPlugin, the ctx call it made (default ctx.dispatch_tool)
 }
 
 // ByPlugin reports whether a plugin asked for the call.
@@ -59,7 +60,11 @@ func (o Origin) String() string {
 	case FromUser:
 		return "you (hermes tools call)"
 	case FromPlugin:
-		return "plugin `" + o.Plugin + "` through ctx.dispatch_tool"
+		facade := o.Facade
+		if facade == "" {
+			facade = "ctx.dispatch_tool"
+		}
+		return "plugin `" + o.Plugin + "` through " + facade
 	case FromMCPClient:
 		return "an MCP client (hermes mcp serve)"
 	}

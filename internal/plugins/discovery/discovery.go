@@ -181,7 +181,7 @@ func scanRoot(root string, src Source) ([]*Candidate, []Warning) {
 	loadAll(top, src)
 	var level2 []*slot
 	for _, s := range top {
-		if s.noManifest && !s.portable(0) {
+		if s.noManifest { // neither plugin.yaml nor plugin.json: a category
 			sub := filepath.Base(s.dir)
 			if s.children, err = listDir(s.dir, sub, 1, &s.warns); err != nil {
 				s.warns = append(s.warns, unreadable(s.dir, err))
@@ -191,7 +191,7 @@ func scanRoot(root string, src Source) ([]*Candidate, []Warning) {
 	}
 	loadAll(level2, src)
 	for _, s := range level2 {
-		if s.noManifest && !s.portable(1) {
+		if s.noManifest && !s.portableInCategory() {
 			s.warns = append(s.warns, Warning{Path: s.dir, Message: fmt.Sprintf("Skipping %s (no plugin.yaml, depth cap reached)", s.dir)})
 		}
 	}
@@ -213,17 +213,40 @@ func (s *slot) collect(out []*Candidate, warns []Warning) ([]*Candidate, []Warni
 	return out, warns
 }
 
-// portable reports (and warns about) a manifest-less directory that holds a
-// portable plugin.json package instead, which is neither loaded nor entered.
-func (s *slot) portable(depth int) bool {
-	if !exists(filepath.Join(s.dir, "plugin.json")) {
+// portableInCategory reports (and notes) a manifest-less directory in a category that
+// holds a plugin.json: typically another agent's manifest inside a plugin
+// repository, neither loaded nor entered. Portable packages load from the
+// top of a source root only.
+func (s *slot) portableInCategory() bool {
+	if !exists(filepath.Join(s.dir, manifest.PortableFile)) {
 		return false
 	}
-	level := LevelWarning
-	if depth > 0 {
-		level = LevelDebug // typically another agent's manifest inside a plugin repository
+	s.warns = append(s.warns, Warning{Path: s.dir, Level: LevelDebug, Message: fmt.Sprintf("Skipping %s: a portable plugin.json package inside a category directory is not loaded; move it to the top of the plugins directory", s.dir)})
+	return true
+}
+
+// loadPortable reads a top-level directory's plugin.json (Agent Plugins v1).
+// It reports whether the directory is a portable package (loaded, or
+// skipped with a warning), so it is not entered as a category.
+func (s *slot) loadPortable(src Source) bool {
+	m, mw, err := manifest.LoadPortable(s.dir)
+	if errors.Is(err, manifest.ErrNoPortable) {
+		return false
 	}
-	s.warns = append(s.warns, Warning{Path: s.dir, Level: level, Message: fmt.Sprintf("Skipping %s: portable plugin.json packages are not supported yet; add a plugin.yaml to load it", s.dir)})
+	file := filepath.Join(s.dir, manifest.PortableFile)
+	for _, w := range mw {
+		s.warns = append(s.warns, Warning{Path: file, Message: w})
+	}
+	if err != nil {
+		s.warns = append(s.warns, Warning{Path: file, Message: fmt.Sprintf("Skipping portable plugin at %s: %v", s.dir, err)})
+		return true
+	}
+	m.SkillNamespace = manifest.PortableNamespace(m.Name, m.Name)
+	s.cand = &Candidate{Key: m.Name, Manifest: m, Source: src, Dir: s.dir}
+	if src == SourceUser {
+		_, err := os.Lstat(filepath.Join(s.dir, ".git"))
+		s.cand.GitCheckout = err == nil
+	}
 	return true
 }
 
@@ -327,7 +350,9 @@ func loadAll(slots []*slot, src Source) {
 func (s *slot) load(src Source) {
 	m, mw, err := manifest.LoadDir(s.dir)
 	if errors.Is(err, manifest.ErrNoManifest) {
-		s.noManifest = true
+		if s.depth > 0 || !s.loadPortable(src) {
+			s.noManifest = true
+		}
 		return
 	}
 	path := s.dir

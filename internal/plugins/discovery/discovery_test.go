@@ -168,13 +168,32 @@ func TestScanLayouts(t *testing.T) {
 			warnings: []string{"runtime exec needs a command"},
 		},
 		{
-			name: "portable plugin.json is reported, not loaded",
+			name: "portable plugin.json without a name is skipped",
 			files: map[string]string{
 				"portable/plugin.json": "{}",
 				"ok/plugin.yaml":       "name: ok\n",
 			},
 			wantKeys: []string{"ok"},
-			warnings: []string{"portable plugin.json packages are not supported yet"},
+			warnings: []string{`has no "name"`},
+		},
+		{
+			name: "malformed plugin.json is skipped, not entered",
+			files: map[string]string{
+				"bad/plugin.json":            `{"name": "bad",`,
+				"bad/inner/plugin.yaml":      "name: inner\n",
+				"portable/plugin.json":       `{"name": "portable", "colour": "red"}`,
+				"portable/skills/x/SKILL.md": "# x\n",
+			},
+			wantKeys: []string{"portable"},
+			warnings: []string{"is not valid JSON", "unknown field(s) ignored: colour"},
+		},
+		{
+			name: "plugin.yaml wins over plugin.json",
+			files: map[string]string{
+				"both/plugin.yaml": "name: both\n",
+				"both/plugin.json": `{"name": "other"}`,
+			},
+			wantKeys: []string{"both"},
 		},
 		{
 			name: "empty category directory is quiet",
@@ -511,5 +530,21 @@ func TestManyPluginsKeepWalkOrder(t *testing.T) {
 		if !strings.Contains(w, filepath.Join(root, fmt.Sprintf("bad%d", i), "plugin.yaml")+":1:") {
 			t.Errorf("warning %d = %q, want bad%d's parse error", i, w, i)
 		}
+	}
+}
+
+func TestPortableCandidate(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, map[string]string{"Pack/plugin.json": `{"name": "my-pack", "version": "1.0.0", "author": {"name": "Ann", "email": "a@example.com"}}`})
+	cands, ws := Discover(Options{UserDir: root})
+	if len(cands) != 1 {
+		t.Fatalf("candidates = %v, warnings %v", keys(cands), ws)
+	}
+	m := cands[0].Manifest
+	if cands[0].Key != "my-pack" || !m.Portable || m.Runtime != "portable" || m.Author != "Ann, a@example.com" {
+		t.Errorf("candidate %+v manifest %+v", cands[0], m)
+	}
+	if want := manifest.PortableNamespace("my-pack", "my-pack"); m.SkillNamespace != want || !strings.HasPrefix(want, "agent-plugin-my-pack-") || len(want) != len("agent-plugin-my-pack-")+8 {
+		t.Errorf("namespace = %q, want %q", m.SkillNamespace, want)
 	}
 }

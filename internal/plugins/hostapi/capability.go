@@ -36,7 +36,7 @@ func (s *Session) HasCapability(id string) bool {
 
 func (s *Session) capabilityGranted(id string) bool {
 	pluginID := s.p.ID()
-	doc, err := s.h.opts.Store.Load()
+	doc, err := s.h.config.Load()
 	if err != nil {
 		s.h.log.Info("capability_check", "plugin", pluginID, "capability", id, "decision", "deny", "evidence", "config unreadable")
 		return false

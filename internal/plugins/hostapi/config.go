@@ -33,7 +33,7 @@ func getConfig(_ context.Context, s *Session, cp protocol.ConfigGetParams) (any,
 	if err != nil {
 		return nil, err
 	}
-	doc, err := s.h.opts.Store.Load()
+	doc, err := s.h.config.Load()
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeRuntimeError, "%v", err)
 	}

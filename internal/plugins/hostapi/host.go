@@ -96,6 +96,7 @@ type Options struct {
 // Host serves the ctx calls of every plugin of one manager.
 type Host struct {
 	opts   Options
+	config *config.Snapshot // opts.Store for the read-only call-backs
 	reg    *registry.Registry
 	log    *slog.Logger
 	events *eventBus
@@ -116,7 +117,7 @@ func New(opts Options) *Host {
 	if opts.Warn == nil {
 		opts.Warn = func(format string, args ...any) { opts.Logger.Warn(fmt.Sprintf(format, args...)) }
 	}
-	h := &Host{opts: opts, reg: opts.Registry, log: opts.Logger}
+	h := &Host{opts: opts, config: &config.Snapshot{Store: opts.Store}, reg: opts.Registry, log: opts.Logger}
 	h.events = newEventBus(h)
 	return h
 }

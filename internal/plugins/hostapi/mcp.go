@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/tools"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -63,7 +64,9 @@ func (s *Session) CallMCP(ctx context.Context, server, tool string, arguments an
 		return mcpFailure(fmt.Sprintf("no MCP server is configured, so MCP server '%s' cannot be called: "+
 			"add one with `hermes mcp add NAME -- CMD ARGS…` (stdio) or `hermes mcp add NAME --url URL` (HTTP)", server)), nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	// An untrusted server's approval prompt names the plugin as the asker, and
+	// never offers it "always".
+	cctx, cancel := context.WithTimeout(tools.WithOrigin(ctx, tools.Origin{Kind: tools.FromPlugin, Plugin: s.p.ID(), Facade: "ctx.call_mcp"}), timeout)
 	defer cancel()
 	type answer struct {
 		raw string
@@ -105,7 +108,7 @@ func MCPNotAllowedMessage(name, id, server string) string {
 // value that is not a list (even "*") or an unreadable config denies, and "*"
 // in the list is a server name like any other, as upstream.
 func (s *Session) mcpAllowed(server string) (bool, string) {
-	doc, err := s.h.opts.Store.Load()
+	doc, err := s.h.config.Load()
 	if err != nil {
 		return false, "config unreadable"
 	}

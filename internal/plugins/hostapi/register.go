@@ -133,7 +133,10 @@ func registerSkill(_ context.Context, s *Session, rp protocol.RegisterSkillParam
 	if st, err := os.Stat(rp.Path); err != nil || st.IsDir() {
 		return nil, protocol.Errorf(protocol.CodeNotFound, "register_skill: skill file not found: %s", rp.Path)
 	}
-	ns := s.p.Manifest().Name
+	ns := s.p.Manifest().SkillNamespace
+	if ns == "" {
+		ns = s.p.Manifest().Name
+	}
 	s.h.reg.AddSkill(s.p.ID(), registry.Skill{Name: ns + ":" + rp.Name, Path: rp.Path, Description: rp.Description})
 	return protocol.RegisterResult{Registered: true}, nil
 }

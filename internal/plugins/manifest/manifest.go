@@ -87,6 +87,14 @@ type Manifest struct {
 	// against the plugin directory by the runtime, not here.
 	Command []string
 
+	// Portable marks a plugin.json package (Agent Plugins v1): no process runs;
+	// its skills and MCP servers are what it provides.
+	Portable bool
+	// SkillNamespace is the namespace of the plugin's skills
+	// ("<namespace>:<skill>"): discovery sets it for a portable package
+	// (PortableNamespace); "" means the manifest name, as upstream.
+	SkillNamespace string
+
 	// Raw is the whole decoded document, handed to plugins as ctx.manifest.
 	Raw map[string]any
 	// File is the path of the manifest file.

@@ -26,6 +26,16 @@ import (
 type Caller struct {
 	sessions map[string]*mcp.ClientSession
 	calls    atomic.Int64
+	last     atomic.Pointer[context.Context]
+}
+
+// LastContext is the context of the latest call (tests read what the caller
+// put on it, such as the tool-call origin).
+func (c *Caller) LastContext() context.Context {
+	if p := c.last.Load(); p != nil {
+		return *p
+	}
+	return context.Background()
 }
 
 // New starts one in-memory server per name, closed when tb ends.
@@ -66,6 +76,7 @@ func (c *Caller) CallTool(ctx context.Context, server, tool string, args map[str
 		return "", fmt.Errorf("unknown MCP server '%s'", server)
 	}
 	c.calls.Add(1)
+	c.last.Store(&ctx)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return "", fmt.Errorf("MCP server '%s': %w", server, err)

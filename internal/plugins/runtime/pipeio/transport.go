@@ -197,6 +197,12 @@ func (t *Transport) readUntil(ctx context.Context, answer <-chan *protocol.Messa
 		if err != nil {
 			return err
 		}
+		if msg.Method != "" && len(msg.ID) > 0 && t.wait != nil {
+			// The plugin called back (ctx.call_mcp, ctx.llm…): our answer now
+			// waits on hermes' own work, which needs the P an eager wait holds
+			// (with GOMAXPROCS=1, 1 ms per wait), so wait on the poller from here.
+			t.wait.setEager(false)
+		}
 		if err := deliver(msg); err != nil {
 			return err
 		}
