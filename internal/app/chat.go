@@ -90,6 +90,10 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}
+	// After the plugins loaded: shell hooks fire after their callbacks.
+	if err := h.registerShellHooks(ctx, doc); err != nil {
+		return nil, err
+	}
 
 	h.mcp.watch = true
 	if err := h.registerMCPTools(ctx, parseToolsets(o.Toolsets, cfg["toolsets"])); err != nil {

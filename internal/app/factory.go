@@ -52,6 +52,9 @@ type Factory struct {
 	Clock   func() time.Time // nil: clock.Now
 	Version string
 	Profile string
+	// AcceptHooks is --accept-hooks: consent to every shell hook of config.yaml
+	// without asking (and record it).
+	AcceptHooks bool
 	// ArmInterrupts makes SIGINT/SIGTERM cancel the command's context (nil in
 	// tests that run commands directly); the root arms it for commands that can
 	// run long.
@@ -188,5 +191,5 @@ func (f *Factory) WithStdin(r io.Reader) *Factory {
 // demo` uses); Close it when done.
 func (f *Factory) ForHome(h home.Home) *Factory {
 	return &Factory{IO: f.IO, Env: f.Env, Environ: f.Environ, Cwd: f.Cwd, Clock: f.Clock, Version: f.Version,
-		Profile: h.Profile, ArmInterrupts: f.ArmInterrupts, home: &h, procs: f.procs}
+		Profile: h.Profile, AcceptHooks: f.AcceptHooks, ArmInterrupts: f.ArmInterrupts, home: &h, procs: f.procs}
 }

@@ -66,6 +66,10 @@ func (h *Host) mcpTools(ctx context.Context, toolsets string, log *slog.Logger, 
 	if _, err := h.chooseToolsets(toolsets, h.configToolsets()); err != nil {
 		return server.Tools{}, err // the process ends with it: nothing to restore
 	}
+	// Stdin is the protocol: nobody can be asked, so only approved hooks run.
+	if err := h.RegisterShellHooks(ctx); err != nil {
+		return server.Tools{}, err
+	}
 	var list []*tools.Tool
 	for _, t := range h.Registry.Tools().List() {
 		if h.tools.allows(t) && (t.Check == nil || t.Check(ctx)) {

@@ -33,7 +33,8 @@ var tiers = map[string]int{
 	// 2: what plugins and tools are.
 	"internal/plugins/manifest": 2, "internal/tools": 2, "internal/session": 2, "pkg/pluginsdk": 2,
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
-	"internal/skills": 2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
+	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
+	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,
@@ -60,9 +61,10 @@ var cliImports = []string{
 	"internal/capability", "internal/catalog", "internal/config", "internal/home", "internal/install",
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
-	"internal/termsafe", // how untrusted text is shown
-	"internal/skills",   // the skills `hermes skills list/show` shows
-	"internal/mcp",      // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
+	"internal/termsafe",   // how untrusted text is shown
+	"internal/skills",     // the skills `hermes skills list/show` shows
+	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
+	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
 }
 
 type pkg struct {

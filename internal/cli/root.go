@@ -154,6 +154,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVarP(&f.Profile, "profile", "p", "", "use the profile `NAME` (HERMES_HOME/profiles/NAME)")
+	root.PersistentFlags().BoolVar(&f.AcceptHooks, "accept-hooks", false, "approve every shell hook of config.yaml (hooks:) without asking, and record it")
 	root.SetVersionTemplate("hermes {{.Version}}\n")
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
@@ -172,6 +173,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdChat(f, nil),
 		newCmdSessions(f),
 		newCmdOpenURL(f, nil),
+		newCmdHooks(f),
 	)
 	usageErrors(root)
 	addCompletions(root, f)

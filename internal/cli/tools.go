@@ -168,6 +168,9 @@ func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 		if why := h.ToolDisabled(t); why != "" {
 			return app.Failf("Error: %s", why)
 		}
+		if err := h.RegisterShellHooks(ctx); err != nil {
+			return err
+		}
 		// The user asked on the command line: an approval prompt says so.
 		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli", Origin: tools.Origin{Kind: tools.FromUser}})
 		// The result is what a plugin's tool returned: --json-like text, shown escaped.
