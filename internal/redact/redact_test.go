@@ -27,7 +27,7 @@ func TestBuiltinRules(t *testing.T) {
 	r := New(nil)
 	tests := []struct {
 		name, in, want string
-		gone         []string // substrings that must not survive
+		gone           []string // substrings that must not survive
 	}{
 		{"openai key keeps 6+4", "key is " + openai + " ok", "key is " + openai[:6] + "..." + openai[len(openai)-4:] + " ok", []string{openai}},
 		{"github pat", "token " + github, "", []string{github}},

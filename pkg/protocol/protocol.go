@@ -50,7 +50,7 @@ const (
 	// MethodContextRefExpand asks a register_context_reference provider to
 	// expand one `@prefix:target` ({"handle", "target"} → a string or null).
 	MethodContextRefExpand = "context_ref.expand"
-	MethodCancel        = "$/cancelRequest" // notification, both directions
+	MethodCancel           = "$/cancelRequest" // notification, both directions
 )
 
 // Methods a plugin calls on the host (the ctx facade).
