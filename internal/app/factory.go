@@ -61,7 +61,7 @@ type Factory struct {
 	home   *home.Home
 	out    *logs.Output
 	redact *redact.Live // shared by copies (WithStdin), as the log is
-	cfg  configState
+	cfg    configState
 	// procs contains every process the command starts (nil in tests that build
 	// a Factory themselves: process groups only); the Factory New made owns it
 	// and kills what is left of them in Close.
@@ -123,8 +123,8 @@ func (f *Factory) Color() bool {
 func (f *Factory) Logs() *logs.Output {
 	if f.out == nil {
 		f.out = logs.New(logs.Options{
-			Err:   f.IO.Err,
-			Debug: Truthy(f.Env("HERMES_PLUGINS_DEBUG")),
+			Err:    f.IO.Err,
+			Debug:  Truthy(f.Env("HERMES_PLUGINS_DEBUG")),
 			Now:    f.Now,
 			Redact: f.Redactor().String,
 			Path: func() (string, error) {

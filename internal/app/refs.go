@@ -88,7 +88,9 @@ func refValueEnd(msg string, start int) int {
 	return end
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 func unquoteRef(v string) string {
 	if len(v) >= 2 && (v[0] == '`' || v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
