@@ -33,24 +33,26 @@ var vendorPrefixes = []struct{ prefix, body string }{
 	{"xoxr-", `[A-Za-z0-9-]{10,}`},
 	{"xoxs-", `[A-Za-z0-9-]{10,}`},
 	{"xapp-", `[0-9]+-[A-Za-z0-9-]{10,}`},
-	{"AIza", `[A-Za-z0-9_-]{30,}`},                             // Google API key
-	{"AKIA", `[A-Z0-9]{16}`},                                   // AWS access key id
-	{"sk_live_", `[A-Za-z0-9]{10,}`},                           // Stripe
-	{"sk_test_", `[A-Za-z0-9]{10,}`},                           // Stripe
-	{"rk_live_", `[A-Za-z0-9]{10,}`},                           // Stripe restricted
-	{"SG.", `[A-Za-z0-9_-]{10,}`},                              // SendGrid
-	{"hf_", `[A-Za-z0-9]{10,}`},                                // Hugging Face
-	{"r8_", `[A-Za-z0-9]{10,}`},                                // Replicate
-	{"npm_", `[A-Za-z0-9]{10,}`},                               // npm
-	{"pypi-", `[A-Za-z0-9_-]{10,}`},                            // PyPI
-	{"dop_v1_", `[A-Za-z0-9]{10,}`},                            // DigitalOcean
-	{"gsk_", `[A-Za-z0-9]{10,}`},                               // Groq
-	{"xai-", `[A-Za-z0-9]{30,}`},                               // xAI
-	{"pplx-", `[A-Za-z0-9]{10,}`},                              // Perplexity
-	{"tvly-", `[A-Za-z0-9]{10,}`},                              // Tavily
-	{"fw_", `[A-Za-z0-9]{30,}`},                                // Fireworks
-	{"ntn_", `[A-Za-z0-9]{10,}`},                               // Notion
-	{"eyJ", `[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}`}, // JWTs ("{" in base64)
+	{"AIza", `[A-Za-z0-9_-]{30,}`},   // Google API key
+	{"AKIA", `[A-Z0-9]{16}`},         // AWS access key id
+	{"sk_live_", `[A-Za-z0-9]{10,}`}, // Stripe
+	{"sk_test_", `[A-Za-z0-9]{10,}`}, // Stripe
+	{"rk_live_", `[A-Za-z0-9]{10,}`}, // Stripe restricted
+	{"SG.", `[A-Za-z0-9_-]{10,}`},    // SendGrid
+	{"hf_", `[A-Za-z0-9]{10,}`},      // Hugging Face
+	{"r8_", `[A-Za-z0-9]{10,}`},      // Replicate
+	{"npm_", `[A-Za-z0-9]{10,}`},     // npm
+	{"pypi-", `[A-Za-z0-9_-]{10,}`},  // PyPI
+	{"dop_v1_", `[A-Za-z0-9]{10,}`},  // DigitalOcean
+	{"gsk_", `[A-Za-z0-9]{10,}`},     // Groq
+	{"xai-", `[A-Za-z0-9]{30,}`},     // xAI
+	{"pplx-", `[A-Za-z0-9]{10,}`},    // Perplexity
+	{"tvly-", `[A-Za-z0-9]{10,}`},    // Tavily
+	{"fw_", `[A-Za-z0-9]{30,}`},      // Fireworks
+	{"ntn_", `[A-Za-z0-9]{10,}`},     // Notion
+	// JWTs ("{" in base64). Unlike upstream, at least header.payload: a lone
+	// base64 JSON blob is also how hermes:// links carry their config.
+	{"eyJ", `[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_=-]{4,})?`},
 }
 
 // builtinRules are the secret shapes hermes always knows, before any plugin's.

@@ -139,3 +139,17 @@ func TestMultipleSecretsAcrossLines(t *testing.T) {
 		t.Fatalf("text around secrets changed: %q", got[len(got)-40:])
 	}
 }
+
+// A hermes:// link carries its config as one base64 JSON blob ("eyJ..."): it is
+// not a JWT and stays; a header.payload.signature token goes.
+func TestJWTNotBase64Blob(t *testing.T) {
+	blob := "eyJjb21tYW5kIjoibnB4IiwiYXJncyI6WyIteSJdfQ"
+	jwt := "eyJhbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "c2lnbmF0dXJlLXBhcnQ"
+	r := New(nil)
+	if got := r.String("hermes://mcp/install?name=fs&config=" + blob); !strings.Contains(got, blob) {
+		t.Fatalf("link config masked: %q", got)
+	}
+	if got := r.String("token " + jwt); strings.Contains(got, jwt) {
+		t.Fatalf("JWT survived: %q", got)
+	}
+}
