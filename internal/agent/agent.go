@@ -81,6 +81,9 @@ type Options struct {
 	MaxIterations int
 	// ToolResultCap bounds a tool result handed to the model, in bytes (default 100 000).
 	ToolResultCap int
+	// Redact masks secrets in tool results before the model (and the session
+	// store) sees them, as upstream does; nil passes them as they are.
+	Redact func(string) string
 	// MaxTokens and Temperature shape every request (0/nil = provider default).
 	MaxTokens   int
 	Temperature *float64
@@ -348,6 +351,9 @@ func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCal
 		out := a.o.Pipeline.Run(ctx, tools.Call{Name: name, Args: args, TaskID: s.ID, SessionID: s.ID, ToolCallID: tc.ID, TurnID: t.ID})
 		result = out.Result
 		rec.Status, rec.Error, rec.Duration = out.Status, out.ErrorMessage, out.Duration
+	}
+	if a.o.Redact != nil {
+		result = a.o.Redact(result)
 	}
 	result = capResult(result, a.o.ToolResultCap)
 	rec.Result = result

@@ -26,6 +26,22 @@ type PluginLLM struct {
 	Trust func(pluginID string) map[string]any
 	// Log records one audit line per call.
 	Log func(pluginID, purpose, model string, usage llm.Usage)
+	// AuxTask resolves task=<key>: the auxiliary.<key> block of config.yaml over
+	// the task's defaults, or an error saying why the plugin may not use it.
+	AuxTask func(pluginID, key string) (AuxRoute, error)
+	// ClientFor is a client for another endpoint (an auxiliary task's base_url);
+	// nil: such a task is refused.
+	ClientFor func(baseURL, apiKey string) (llm.Client, error)
+}
+
+// AuxRoute is where an auxiliary task's calls go (upstream's routing fields).
+type AuxRoute struct {
+	Key       string
+	Model     string  // "": the user's model
+	BaseURL   string  // "": the user's endpoint
+	APIKey    string  // with BaseURL
+	Timeout   float64 // seconds; 0: none of the task's own
+	ExtraBody map[string]any
 }
 
 // Serve implements plugins.PluginLLM.
@@ -34,7 +50,13 @@ func (p *PluginLLM) Serve(ctx context.Context, pluginID, method string, kw map[s
 	if err != nil {
 		return nil, err
 	}
+	client := p.Client
 	req := llm.Request{Model: model}
+	if task, _ := kw["task"].(string); task != "" {
+		if client, err = p.route(pluginID, task, kw, &req); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok := kw["temperature"].(float64); ok {
 		req.Temperature = &v
 	}
@@ -61,7 +83,7 @@ func (p *PluginLLM) Serve(ctx context.Context, pluginID, method string, kw map[s
 		}
 		req.Messages = msgs
 	}
-	resp, err := p.Client.Chat(ctx, req, nil)
+	resp, err := client.Chat(ctx, req, nil)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeRuntimeError, "ctx.llm: %v", err)
 	}
@@ -73,6 +95,9 @@ func (p *PluginLLM) Serve(ctx context.Context, pluginID, method string, kw map[s
 		p.Log(pluginID, purpose, used, resp.Usage)
 	}
 	audit := map[string]any{"plugin_id": pluginID, "purpose": purpose, "profile": nil}
+	if task, _ := kw["task"].(string); task != "" {
+		audit["task"] = task
+	}
 	out := map[string]any{
 		"text": resp.Message.Content, "provider": p.Provider, "model": used, "agent_id": "default",
 		"usage": map[string]any{"input_tokens": resp.Usage.PromptTokens, "output_tokens": resp.Usage.CompletionTokens,
@@ -97,6 +122,39 @@ func (p *PluginLLM) Serve(ctx context.Context, pluginID, method string, kw map[s
 	}
 	out["parsed"], out["content_type"] = parsed, "json"
 	return out, nil
+}
+
+// route applies auxiliary task key to req: its model (unless the plugin chose one
+// it is trusted with), its timeout (unless the call has one), its extra_body, and
+// the client of its endpoint.
+func (p *PluginLLM) route(pluginID, key string, kw map[string]any, req *llm.Request) (llm.Client, error) {
+	if p.AuxTask == nil {
+		return nil, protocol.Errorf(protocol.CodeNotAvailable, "ctx.llm: auxiliary tasks are not available here")
+	}
+	r, err := p.AuxTask(pluginID, key)
+	if err != nil {
+		return nil, err
+	}
+	if m, _ := kw["model"].(string); m == "" && r.Model != "" {
+		req.Model = r.Model
+	}
+	if _, ok := kw["timeout"].(float64); !ok && r.Timeout > 0 {
+		kw["timeout"] = r.Timeout
+	}
+	if len(r.ExtraBody) > 0 {
+		req.Extra = r.ExtraBody
+	}
+	if r.BaseURL == "" {
+		return p.Client, nil
+	}
+	if p.ClientFor == nil {
+		return nil, protocol.Errorf(protocol.CodeNotAvailable, "ctx.llm: auxiliary.%s.base_url is set but this host cannot reach another endpoint", key)
+	}
+	c, err := p.ClientFor(r.BaseURL, r.APIKey)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "ctx.llm: auxiliary.%s: %v", key, err)
+	}
+	return c, nil
 }
 
 // gate applies the trust rules; it returns the model to use.

@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
@@ -105,5 +108,59 @@ func (h *Host) pluginLLM(client llm.Client, cfg llm.Config) *agent.PluginLLM {
 		},
 		Log: func(id, purpose, model string, u llm.Usage) {
 			h.f.Logger().Info("ctx.llm call", "plugin", id, "purpose", purpose, "model", model, "total_tokens", u.TotalTokens)
+		},
+		AuxTask: h.auxRoute,
+		ClientFor: func(baseURL, apiKey string) (llm.Client, error) {
+			c := cfg
+			c.BaseURL, c.APIKey = baseURL, apiKey
+			return llm.New(c)
 		}}
+}
+
+// auxRoute resolves ctx.llm's task=key for plugin id: a task the plugin
+// registered, or (with the llm.task_override capability) one of upstream's
+// built-in keys; its routing is auxiliary.<key> of config.yaml over the defaults.
+func (h *Host) auxRoute(id, key string) (agent.AuxRoute, error) {
+	doc, err := h.Store().Load()
+	if err != nil {
+		return agent.AuxRoute{}, protocol.Errorf(protocol.CodeRuntimeError, "ctx.llm: config.yaml: %v", err)
+	}
+	var defaults map[string]any
+	t, ok := h.Registry.AuxTask(key)
+	switch {
+	case ok && t.Plugin == id:
+		defaults = t.Defaults
+	case ok:
+		return agent.AuxRoute{}, protocol.Errorf(protocol.CodePermission, "plugin %s may not use auxiliary task '%s': it belongs to plugin %s", id, key, t.Plugin)
+	case hostapi.BuiltinAuxTasks[key]:
+		if granted, _ := capability.Granted(doc.Map(), id, "llm.task_override"); !granted {
+			return agent.AuxRoute{}, protocol.Errorf(protocol.CodePermission,
+				"plugin %s may not route ctx.llm through the built-in auxiliary task '%s': set plugins.entries.%s.llm.allow_task_override: true in config.yaml to trust it", id, key, id)
+		}
+		defaults = hostapi.AuxDefaults()
+	default:
+		return agent.AuxRoute{}, protocol.Errorf(protocol.CodeInvalidArgument, "ctx.llm: no auxiliary task '%s'; register it first with ctx.register_auxiliary_task('%s', display_name=..., description=...)", key, key)
+	}
+	merged := maps.Clone(defaults)
+	if v, _ := doc.GetPath([]string{"auxiliary", key}); v != nil {
+		block, ok := v.(map[string]any)
+		if !ok {
+			return agent.AuxRoute{}, protocol.Errorf(protocol.CodeInvalidArgument, "ctx.llm: auxiliary.%s in config.yaml must be a mapping, not %T", key, v)
+		}
+		maps.Copy(merged, block)
+	}
+	str := func(k string) string { s, _ := merged[k].(string); return strings.TrimSpace(s) }
+	r := agent.AuxRoute{Key: key, Model: str("model"), BaseURL: str("base_url"), APIKey: str("api_key")}
+	switch v := merged["timeout"].(type) {
+	case int:
+		r.Timeout = float64(v)
+	case int64:
+		r.Timeout = float64(v)
+	case uint64:
+		r.Timeout = float64(v)
+	case float64:
+		r.Timeout = v
+	}
+	r.ExtraBody, _ = merged["extra_body"].(map[string]any)
+	return r, nil
 }

@@ -25,11 +25,15 @@ func builtinPlugins() []plugins.Builtin {
 // newApprover returns the interactive approval prompt when a human can answer it
 // (stdin and stderr are terminals), else nil: nobody can be asked, and commands or
 // plugin calls that need approval are refused with a message saying how to allow them.
-func newApprover(io *IOStreams, h home.Home) *approval.Approver {
+func newApprover(io *IOStreams, h home.Home, redact func(string) string) *approval.Approver {
 	if !io.InTTY || !io.ErrTTY {
 		return nil
 	}
-	return approval.NewCLIApprover(io.In, io.Err, &config.Store{Path: h.ConfigPath()}, nil)
+	a := approval.NewCLIApprover(io.In, io.Err, &config.Store{Path: h.ConfigPath()}, nil)
+	if tp, ok := a.Prompter.(*approval.TTYPrompter); ok {
+		tp.Redact = redact
+	}
+	return a
 }
 
 // registerBuiltinTools adds read_file, write_file, patch, search_files, terminal,

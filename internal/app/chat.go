@@ -60,6 +60,8 @@ type Chat struct {
 	sess    *agent.Session
 	model   string
 	endChat func()
+	// contextLen is model.context_length (0: unknown), the base of the @ reference caps.
+	contextLen int
 }
 
 const defaultSystemPrompt = `You are Hermes, an AI agent working on the user's machine through tools.
@@ -103,7 +105,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model}
+	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0)}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
@@ -113,6 +115,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
 		Middleware:     h.Registry.LLMChains(),
+		Redact:         h.f.Redactor().String,
 	})
 	ag.ObserveAttempts(&lcfg)
 	client, err := llm.New(lcfg)
@@ -138,11 +141,26 @@ func chatOutput(out ChatOutput, f *Factory) agent.Output {
 	if out == nil {
 		return nil
 	}
+	out = redactedOutput{out, f.Redactor().String}
 	if f.IO.ErrTTY {
 		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
 	}
 	return out
 }
+
+// redactedOutput masks secrets in what a turn shows. A streamed answer is
+// masked piece by piece: a secret split across two pieces is not caught here
+// (the final answer printed whole is; see Chat.Redact).
+type redactedOutput struct {
+	ChatOutput
+	redact func(string) string
+}
+
+func (o redactedOutput) Text(s string)     { o.ChatOutput.Text(o.redact(s)) }
+func (o redactedOutput) Progress(s string) { o.ChatOutput.Progress(o.redact(s)) }
+
+// Redact masks secrets in text the chat shows (the final answer, errors).
+func (c *Chat) Redact(s string) string { return c.h.f.Redactor().String(s) }
 
 // open opens state.db and starts the session: the one resume names, else a
 // new one whose system prompt is recorded as its first message.
@@ -193,6 +211,7 @@ func (c *Chat) Streams() bool { return c.ag.Streams() }
 // Run runs one turn of the current session; cancelling ctx interrupts it
 // (ErrInterrupted), keeping what was said so far.
 func (c *Chat) Run(ctx context.Context, input string) (*Turn, error) {
+	input = c.expandReferences(ctx, input)
 	return c.ag.Run(ctx, c.sess, input)
 }
 

@@ -51,13 +51,22 @@ func FlagErrorf(format string, args ...any) error {
 // and texts from outside hermes, so what is printed is made terminal-safe
 // (its lines stay lines).
 func Report(ctx context.Context, stderr io.Writer, err error) int {
+	return ReportRedacted(ctx, stderr, err, nil)
+}
+
+// ReportRedacted is Report with the error's text passed through redact first
+// (an error can quote a plugin's output, a URL with a token, a config value).
+func ReportRedacted(ctx context.Context, stderr io.Writer, err error, redact func(string) string) int {
 	if err == nil {
 		return ExitOK
+	}
+	if redact == nil {
+		redact = func(s string) string { return s }
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Message != "" {
-			fmt.Fprintln(stderr, termsafe.Text(ee.Message))
+			fmt.Fprintln(stderr, termsafe.Text(redact(ee.Message)))
 		}
 		return ee.Code
 	}
@@ -65,7 +74,7 @@ func Report(ctx context.Context, stderr io.Writer, err error) int {
 		fmt.Fprintln(stderr, "interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintf(stderr, "Error: %s\n", termsafe.Text(err.Error()))
+	fmt.Fprintf(stderr, "Error: %s\n", termsafe.Text(redact(err.Error())))
 	var fe *FlagError
 	if errors.As(err, &fe) {
 		return ExitUsage

@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/logs"
 	"github.com/hermes-go/hermes/internal/reaper"
+	"github.com/hermes-go/hermes/internal/redact"
 )
 
 // IOStreams is the terminal: the streams and whether they are TTYs.
@@ -60,9 +61,10 @@ type Factory struct {
 	// run long.
 	ArmInterrupts func()
 
-	home *home.Home
-	out  *logs.Output
-	cfg  configState
+	home   *home.Home
+	out    *logs.Output
+	redact *redact.Live // shared by copies (WithStdin), as the log is
+	cfg    configState
 	// procs contains every process the command starts (nil in tests that build
 	// a Factory themselves: process groups only); the Factory New made owns it
 	// and kills what is left of them in Close.
@@ -124,9 +126,10 @@ func (f *Factory) Color() bool {
 func (f *Factory) Logs() *logs.Output {
 	if f.out == nil {
 		f.out = logs.New(logs.Options{
-			Err:   f.IO.Err,
-			Debug: Truthy(f.Env("HERMES_PLUGINS_DEBUG")),
-			Now:   f.Now,
+			Err:    f.IO.Err,
+			Debug:  Truthy(f.Env("HERMES_PLUGINS_DEBUG")),
+			Now:    f.Now,
+			Redact: f.Redactor().String,
 			Path: func() (string, error) {
 				h, err := f.Home()
 				if err != nil {
@@ -137,6 +140,16 @@ func (f *Factory) Logs() *logs.Output {
 		})
 	}
 	return f.out
+}
+
+// Redactor masks secrets in what this command shows and logs: the built-in
+// rules from the start, the plugins' patterns once they have loaded (Host.Load),
+// none at all with security.redact_secrets: false (read by Host).
+func (f *Factory) Redactor() *redact.Live {
+	if f.redact == nil {
+		f.redact = &redact.Live{}
+	}
+	return f.redact
 }
 
 // Warn shows a warning on stderr ("warning: msg").

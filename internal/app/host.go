@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/internal/redact"
 	"github.com/hermes-go/hermes/internal/termsafe"
 	"github.com/hermes-go/hermes/internal/tools"
 )
@@ -46,6 +47,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 	}
 	doc := f.cfg.doc
 	f.cfg.doc = nil
+	f.Redactor().Disable(!redactSecrets(doc))
 	host := &Host{f: f, home: h, agent: &agentServices{}}
 	host.tools.load = host.configToolsets
 	opts := plugins.Options{
@@ -65,7 +67,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Reaper:      f.procs,
 		MCP:         lazyMCP{host},
 	}
-	if host.Approver = newApprover(f.IO, h); host.Approver != nil {
+	if host.Approver = newApprover(f.IO, h, f.Redactor().String); host.Approver != nil {
 		opts.Approver = host.Approver
 	}
 	host.m = plugins.New(opts)
@@ -117,8 +119,25 @@ func (h *Host) LoadQuietly(ctx context.Context) error {
 	if err := h.m.Load(ctx, nil); err != nil {
 		return err
 	}
+	h.f.Redactor().Set(redact.New(h.Registry.RedactionPatterns()))
 	h.FlushWarnings()
 	return nil
+}
+
+// Redact masks secrets in text this command shows (a tool's result, an error).
+func (h *Host) Redact(s string) string { return h.f.Redactor().String(s) }
+
+// redactSecrets reads security.redact_secrets (default on; yes/no as YAML 1.1).
+func redactSecrets(doc *config.Doc) bool {
+	if doc == nil {
+		return true
+	}
+	v, ok := doc.Get("security.redact_secrets")
+	if !ok {
+		return true
+	}
+	b, ok := config.Bool(v)
+	return !ok || b
 }
 
 // Settle waits until no plugin is being restarted after a crash or a

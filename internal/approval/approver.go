@@ -309,6 +309,9 @@ type TTYPrompter struct {
 	// ReadLine reads one answer line. `hermes chat` passes its line editor's reader so
 	// the prompt does not compete with the chat input for stdin.
 	ReadLine func(ctx context.Context) (string, error)
+	// Redact masks secrets in the command and description shown (upstream
+	// redacts the approval display text); nil shows them as they are.
+	Redact func(string) string
 
 	mu sync.Mutex
 }
@@ -371,6 +374,9 @@ func lineReader(in io.Reader) func(ctx context.Context) (string, error) {
 func (p *TTYPrompter) Prompt(ctx context.Context, pr Prompt) (Choice, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.Redact != nil {
+		pr.Command, pr.Description = p.Redact(pr.Command), p.Redact(pr.Description)
+	}
 	io.WriteString(p.Out, promptText(pr))
 	line, err := p.ReadLine(ctx)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

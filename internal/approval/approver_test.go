@@ -432,3 +432,21 @@ func TestPluginRequestNeverAlways(t *testing.T) {
 type answer Choice
 
 func (a answer) Prompt(context.Context, Prompt) (Choice, error) { return Choice(a), nil }
+
+// The prompt shows the command and description through Redact: a token in the
+// command never reaches the terminal, the rest does.
+func TestTTYPrompterRedacts(t *testing.T) {
+	secret := "gh" + "p_" + strings.Repeat("k3Y", 10)
+	var out bytes.Buffer
+	p := &TTYPrompter{Out: &out, ReadLine: func(context.Context) (string, error) { return "d", nil },
+		Redact: func(s string) string { return strings.ReplaceAll(s, secret, "***") }}
+	if _, err := p.Prompt(context.Background(), Prompt{Command: "curl -H 'x: " + secret + "' | sh", Description: "pipe " + secret}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Fatalf("secret shown in the prompt:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "curl -H 'x: ***' | sh") || !strings.Contains(out.String(), "DANGEROUS COMMAND: pipe ***") {
+		t.Fatalf("prompt lost its text:\n%s", out.String())
+	}
+}

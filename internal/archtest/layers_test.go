@@ -24,6 +24,7 @@ var tiers = map[string]int{
 	"internal/clock": 0, "internal/jsonx": 0, "internal/lazyre": 0, "internal/startmem": 0,
 	"internal/plugins/pybridge": 0, "internal/plugins/manifest/internal/yamlfast": 0, "internal/termsafe": 0,
 	"internal/reaper": 0, // process containment: cgroups, the subreaper, non-dumpable
+	"internal/redact": 0, // secret masking: built-in rules, plugin patterns, the prefilter
 	"internal/limits": 0, // size, depth and value caps checked before any parser runs
 	"examples":        0, // the example plugins' files, embedded
 	// 1: the wire, the clock-using basics.

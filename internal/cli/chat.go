@@ -284,7 +284,7 @@ func (cs *chatSession) oneShot(ctx context.Context, opts *chatOptions) error {
 		return app.Failf("Error: %v", runErr)
 	}
 	if len(turns) > 0 {
-		fmt.Fprintln(cs.io.Out, termsafe.Text(turns[len(turns)-1].Final)) // --json has it as sent
+		fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(turns[len(turns)-1].Final))) // --json has it as sent
 	}
 	id := cs.chat.SessionID()
 	fmt.Fprintf(cs.io.Err, "session %s (continue it with: hermes chat --resume %s)\n", id, id)
@@ -368,12 +368,12 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 		case errors.Is(err, app.ErrInterrupted):
 			fmt.Fprintln(cs.io.Err, "(turn stopped; what was said so far is kept)")
 		case err != nil:
-			fmt.Fprintf(cs.io.Err, "Error: %s\n", termsafe.Text(err.Error()))
+			fmt.Fprintf(cs.io.Err, "Error: %s\n", termsafe.Text(cs.chat.Redact(err.Error())))
 		case t != nil && !cs.chat.Streams():
-			fmt.Fprintln(cs.io.Out, termsafe.Text(t.Final))
+			fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
 		case t != nil && t.Final != "" && !t.Streamed:
 			// Nothing was streamed (the provider answered whole): show it now.
-			fmt.Fprintln(cs.io.Out, termsafe.Text(t.Final))
+			fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
 		}
 	}
 }

@@ -89,7 +89,7 @@ func Run(ctx context.Context, f *app.Factory, args []string) int {
 	}
 	err := root.ExecuteContext(ctx)
 	f.Logs().FlushSuppressed()
-	return app.Report(ctx, f.IO.Err, err)
+	return app.ReportRedacted(ctx, f.IO.Err, err, f.Redactor().String)
 }
 
 // completionRequest reports whether args are a shell's completion request, whose

@@ -174,7 +174,7 @@ func toolsCallRun(ctx context.Context, opts *toolsCallOptions) error {
 		// The user asked on the command line: an approval prompt says so.
 		out := h.Pipeline().Run(ctx, tools.Call{Name: opts.Name, Args: opts.Args, TaskID: "cli", Origin: tools.Origin{Kind: tools.FromUser}})
 		// The result is what a plugin's tool returned: --json-like text, shown escaped.
-		fmt.Fprintln(opts.IO.Out, safeText(out.Result))
+		fmt.Fprintln(opts.IO.Out, safeText(h.Redact(out.Result)))
 		if ctx.Err() != nil {
 			return app.SilentExit(app.ExitInterrupted) // Ctrl-C: 130, as a plugin CLI command exits
 		}

@@ -42,13 +42,15 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 			add(a)
 		}
 		r.Attrs(add)
-		h.o.Append("hermes", "debug", b.String())
+		line := h.o.opts.Redact(b.String())
+		h.o.append("hermes", "debug", line)
 		h.o.mu.Lock()
 		defer h.o.mu.Unlock()
-		fmt.Fprintf(h.o.opts.Err, "debug: %s\n", termsafe.Text(b.String()))
+		fmt.Fprintf(h.o.opts.Err, "debug: %s\n", termsafe.Text(line))
 		return nil
 	}
-	h.o.Append("hermes", "warning", msg)
+	msg = h.o.opts.Redact(msg)
+	h.o.append("hermes", "warning", msg)
 	h.o.Warn(msg)
 	return nil
 }

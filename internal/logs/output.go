@@ -36,6 +36,8 @@ type Options struct {
 	// (HERMES_PLUGINS_DEBUG).
 	Debug bool
 	Now   func() time.Time
+	// Redact masks secrets in every line before it is shown or kept (nil: none).
+	Redact func(string) string
 }
 
 // Output is the log of one command; safe for concurrent use (plugin lines
@@ -64,6 +66,9 @@ func New(opts Options) *Output {
 	if opts.Err == nil {
 		opts.Err = io.Discard
 	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
 	return &Output{opts: opts, windows: map[string]*rateWindow{}}
 }
 
@@ -75,6 +80,7 @@ func (o *Output) Warn(msg string) {
 	if strings.HasPrefix(msg, "debug:") {
 		return
 	}
+	msg = o.opts.Redact(msg)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	fmt.Fprintf(o.opts.Err, "warning: %s\n", termsafe.Text(msg))
@@ -84,7 +90,8 @@ func (o *Output) Warn(msg string) {
 // record ("log:<level>"), shows it on stderr tagged with the plugin id, and
 // appends it to plugins.log. It is a runtime.LineSink.
 func (o *Output) PluginLine(pluginID, stream, line string) {
-	o.Append(pluginID, stream, line)
+	line = o.opts.Redact(line)
+	o.append(pluginID, stream, line)
 	level := ""
 	if strings.HasPrefix(stream, "log:") {
 		level = strings.TrimPrefix(stream, "log:")
@@ -155,8 +162,12 @@ func (o *Output) pathForUser() string {
 	return "plugins.log"
 }
 
-// Append writes one line to plugins.log only.
+// Append writes one line to plugins.log only, its secrets masked.
 func (o *Output) Append(source, stream, line string) {
+	o.append(source, stream, o.opts.Redact(line))
+}
+
+func (o *Output) append(source, stream, line string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.file == nil && (o.failed || !o.open()) {

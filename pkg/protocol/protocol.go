@@ -47,7 +47,10 @@ const (
 	MethodMiddlewareCall = "middleware.call"
 	// MethodPromptSection renders a callable system prompt section.
 	MethodPromptSection = "prompt_section.render"
-	MethodCancel        = "$/cancelRequest" // notification, both directions
+	// MethodContextRefExpand asks a register_context_reference provider to
+	// expand one `@prefix:target` ({"handle", "target"} → a string or null).
+	MethodContextRefExpand = "context_ref.expand"
+	MethodCancel           = "$/cancelRequest" // notification, both directions
 )
 
 // Methods a plugin calls on the host (the ctx facade).

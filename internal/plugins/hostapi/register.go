@@ -2,7 +2,6 @@ package hostapi
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -142,23 +141,20 @@ func registerSkill(_ context.Context, s *Session, rp protocol.RegisterSkillParam
 }
 
 func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherParams) (any, error) {
-	if rp.Registrar == "register_system_prompt_section" {
+	switch rp.Registrar {
+	case "register_system_prompt_section":
 		return registerPromptSection(ctx, s, rp)
+	case "register_redaction_patterns":
+		return registerRedactionPatterns(ctx, s, rp)
+	case "register_context_reference":
+		return registerContextReference(ctx, s, rp)
+	case "register_auxiliary_task":
+		return registerAuxiliaryTask(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"
-	name := rp.Name
-	if rp.Registrar == "register_redaction_patterns" {
-		note = "recorded; redaction is not available in this host yet"
-		if pats, ok := rp.Details["patterns"].([]any); ok && name == "" {
-			name = fmt.Sprintf("%d pattern(s)", len(pats))
-		}
-	}
-	s.h.reg.AddOther(key, registry.Other{Registrar: rp.Registrar, Name: name, Note: note}, rp.Handle, rp.Details)
-	s.h.log.Info("plugin registration recorded but not served yet", "plugin", key, "registrar", rp.Registrar, "name", name)
-	if rp.Registrar == "register_redaction_patterns" {
-		return map[string]int{"accepted": 0}, nil
-	}
+	s.h.reg.AddOther(key, registry.Other{Registrar: rp.Registrar, Name: rp.Name, Note: note}, rp.Handle, rp.Details)
+	s.h.log.Info("plugin registration recorded but not served yet", "plugin", key, "registrar", rp.Registrar, "name", rp.Name)
 	return protocol.RegisterResult{Registered: true, Warning: note}, nil
 }
 

@@ -56,6 +56,9 @@ type set struct {
 	other       []Other
 	providers   []Provider
 	subs        []*Subscription
+	redactions  []string
+	ctxRefs     []*ContextRef
+	auxTasks    []*AuxTask
 	// wire is every registering message the plugin sent, in order. A restarted
 	// process that sends the same ones has the same handles, so the committed
 	// registrations can stay as they are (see SameAsCommitted).
@@ -73,6 +76,9 @@ func (a *set) merge(b set) {
 	a.other = append(a.other, b.other...)
 	a.providers = append(a.providers, b.providers...)
 	a.subs = append(a.subs, b.subs...)
+	a.redactions = append(a.redactions, b.redactions...)
+	a.ctxRefs = append(a.ctxRefs, b.ctxRefs...)
+	a.auxTasks = append(a.auxTasks, b.auxTasks...)
 	a.wire = append(a.wire, b.wire...)
 }
 
@@ -328,6 +334,9 @@ func (r *Registry) Commit(plugin string) {
 	kept.other = pend.other
 	kept.providers = pend.providers
 	kept.subs = pend.subs
+	kept.redactions = pend.redactions
+	kept.ctxRefs = pend.ctxRefs
+	kept.auxTasks = pend.auxTasks
 	kept.wire = pend.wire
 
 	r.mu.Lock()

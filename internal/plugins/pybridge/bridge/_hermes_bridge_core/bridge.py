@@ -66,6 +66,7 @@ class Bridge(Endpoint):
             "cli.run": self.m_cli_run,
             "middleware.call": self.m_middleware_call,
             "prompt_section.render": self.m_prompt_section,
+            "context_ref.expand": self.m_context_ref,
         }
 
     def call(self, method, params, wait=None):
@@ -335,6 +336,10 @@ class Bridge(Endpoint):
     def m_prompt_section(self, params, rid):
         fn = self.callable_for(params.get("handle"))
         return self.run_maybe_async(fn(dict(params.get("info") or {})), rid)
+
+    def m_context_ref(self, params, rid):
+        fn = self.callable_for(params.get("handle"))
+        return self.run_maybe_async(fn(str(params.get("target") or "")), rid)
 
     def m_cli_run(self, params, rid):
         # Imported when first needed: most plugin processes never run a CLI command

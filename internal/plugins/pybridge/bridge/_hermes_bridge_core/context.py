@@ -231,9 +231,9 @@ class _PlatformActions:
 
 
 _OTHER_REGISTRARS = (
-    "register_context_engine", "register_context_reference", "register_memory_provider",
+    "register_context_engine", "register_memory_provider",
     "register_platform", "register_platform_handler", "register_telegram_handler",
-    "register_slack_action_handler", "register_auxiliary_task", "register_system_prompt_section",
+    "register_slack_action_handler", "register_system_prompt_section",
     "register_dashboard_auth_provider", "register_approval_transport", "register_image_gen_provider",
     "register_video_gen_provider", "register_web_search_provider", "register_browser_provider",
     "register_terminal_environment_provider", "register_secret_source", "register_tts_provider",
@@ -374,14 +374,36 @@ class PluginContext:
         return PluginRegistration(self, "system_prompt_section", id, handle)
 
     def register_redaction_patterns(self, patterns):
+        # Never raises (upstream): the host skips, with a warning, what it refuses.
         try:
+            items = [p if isinstance(p, str) else None for p in (patterns or [])]
             res = self._call("ctx.register_other", {
                 "registrar": "register_redaction_patterns",
-                "details": {"patterns": [str(p) for p in (patterns or [])]},
+                "details": {"patterns": items},
             })
+            return int((res or {}).get("accepted", 0))
         except Exception:
             return 0
-        return int((res or {}).get("accepted", 0))
+
+    def register_context_reference(self, provider):
+        """`@<provider.prefix>:<target>` in a user message becomes provider.expand(target)."""
+        prefix = getattr(provider, "prefix", None)
+        expand = getattr(provider, "expand", None)
+        details = {"prefix": prefix if isinstance(prefix, str) else "",
+                   "description": str(getattr(provider, "description", "") or "")}
+        handle = self._handle(expand) if callable(expand) else None
+        self._call("ctx.register_other", {"registrar": "register_context_reference",
+                                          "name": details["prefix"], "handle": handle, "details": details})
+        return None
+
+    def register_auxiliary_task(self, key, *, display_name, description, defaults=None):
+        if defaults is not None and not isinstance(defaults, dict):
+            raise ValueError("register_auxiliary_task: defaults must be a dict or None")
+        details = {"key": key if isinstance(key, str) else None, "display_name": str(display_name),
+                   "description": str(description), "defaults": dict(defaults) if defaults is not None else None}
+        self._call("ctx.register_other", {"registrar": "register_auxiliary_task",
+                                          "name": str(key or ""), "details": details})
+        return PluginRegistration(self, "auxiliary_task", str(key))
 
     def _register_other(self, registrar, args, kwargs):
         name = ""
