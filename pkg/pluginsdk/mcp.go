@@ -110,3 +110,22 @@ func (c *remoteContext) CallMCP(ctx context.Context, server, tool string, args m
 	}
 	return res, fmt.Errorf("call_mcp: %w", err)
 }
+
+func (c *remoteContext) RegisterRedactionPatterns(patterns []string) int {
+	items := make([]any, len(patterns))
+	for i, p := range patterns {
+		items[i] = p
+	}
+	var res struct {
+		Accepted int `json:"accepted"`
+	}
+	if err := c.call(protocol.MethodRegisterOther, protocol.RegisterOtherParams{
+		Registrar: "register_redaction_patterns", Details: map[string]any{"patterns": items}}, &res); err != nil {
+		return 0
+	}
+	return res.Accepted
+}
+
+func (c *remoteContext) RegisterAuxiliaryTask(t AuxiliaryTask) error {
+	return c.call(protocol.MethodRegisterOther, protocol.AuxiliaryTaskParams(t.Key, t.DisplayName, t.Description, t.Defaults), nil)
+}

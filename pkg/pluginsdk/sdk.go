@@ -64,6 +64,22 @@ type Context interface {
 	// timeout or an unreachable server is an MCPResult with OK false.
 	CallMCP(ctx context.Context, server, tool string, args map[string]any, timeout time.Duration) (MCPResult, error)
 	Emit(event string, payload map[string]any) (int, error)
+	// RegisterRedactionPatterns adds secret patterns (RE2, each starting with
+	// at least 2 literal characters) to hermes' redaction; it returns how many
+	// were accepted (the host warns about the others) and never fails.
+	RegisterRedactionPatterns(patterns []string) int
+	// RegisterAuxiliaryTask declares a task configured under auxiliary.<key>
+	// (upstream's register_auxiliary_task).
+	RegisterAuxiliaryTask(t AuxiliaryTask) error
+}
+
+// AuxiliaryTask is a plugin's auxiliary task: a model choice the user sets
+// under auxiliary.<Key> (Defaults are merged over provider auto, timeout 60).
+type AuxiliaryTask struct {
+	Key         string // letters, digits and _
+	DisplayName string
+	Description string
+	Defaults    map[string]any
 }
 
 // Tool describes one tool the model can call.

@@ -308,6 +308,16 @@ type RegisterOtherParams struct {
 	Details   map[string]any `json:"details,omitempty"`
 }
 
+// AuxiliaryTaskParams is the register_other request of
+// register_auxiliary_task, as every SDK sends it.
+func AuxiliaryTaskParams(key, displayName, description string, defaults map[string]any) RegisterOtherParams {
+	details := map[string]any{"key": key, "display_name": displayName, "description": description}
+	if defaults != nil {
+		details["defaults"] = defaults
+	}
+	return RegisterOtherParams{Registrar: "register_auxiliary_task", Name: key, Details: details}
+}
+
 // RegisterResult answers a ctx.register_* call.
 type RegisterResult struct {
 	Registered bool   `json:"registered"`

@@ -155,3 +155,20 @@ func (c *localContext) CallMCP(ctx context.Context, server, tool string, args ma
 func (c *localContext) Emit(event string, payload map[string]any) (int, error) {
 	return c.s.h.events.emit(c.s.p, event, payload)
 }
+
+func (c *localContext) RegisterRedactionPatterns(patterns []string) int {
+	items := make([]any, len(patterns))
+	for i, p := range patterns {
+		items[i] = p
+	}
+	v, err := registerRedactionPatterns(context.Background(), c.s, protocol.RegisterOtherParams{
+		Registrar: "register_redaction_patterns", Details: map[string]any{"patterns": items}})
+	if m, ok := v.(map[string]int); ok && err == nil {
+		return m["accepted"]
+	}
+	return 0
+}
+
+func (c *localContext) RegisterAuxiliaryTask(t pluginsdk.AuxiliaryTask) error {
+	return asGoErr(registerOther(context.Background(), c.s, protocol.AuxiliaryTaskParams(t.Key, t.DisplayName, t.Description, t.Defaults)))
+}
