@@ -129,3 +129,19 @@ func (c *remoteContext) RegisterRedactionPatterns(patterns []string) int {
 func (c *remoteContext) RegisterAuxiliaryTask(t AuxiliaryTask) error {
 	return c.call(protocol.MethodRegisterOther, protocol.AuxiliaryTaskParams(t.Key, t.DisplayName, t.Description, t.Defaults), nil)
 }
+
+func (c *remoteContext) RegisterContextReference(ref ContextReference) error {
+	if ref.Expand == nil {
+		return errors.New("RegisterContextReference: Expand is required")
+	}
+	var res protocol.RegisterResult
+	if err := c.call(protocol.MethodRegisterOther, protocol.RegisterOtherParams{Registrar: "register_context_reference",
+		Name: ref.Prefix, Handle: c.s.addHandle(ref.Expand),
+		Details: map[string]any{"prefix": ref.Prefix, "description": ref.Description}}, &res); err != nil {
+		return err
+	}
+	if !res.Registered {
+		return fmt.Errorf("context reference @%s: was not registered: %s", ref.Prefix, res.Warning)
+	}
+	return nil
+}

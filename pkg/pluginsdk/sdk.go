@@ -71,6 +71,18 @@ type Context interface {
 	// RegisterAuxiliaryTask declares a task configured under auxiliary.<key>
 	// (upstream's register_auxiliary_task).
 	RegisterAuxiliaryTask(t AuxiliaryTask) error
+	// RegisterContextReference makes @<Prefix>:<target> in a user's message
+	// expand to what ref.Expand returns (upstream's register_context_reference).
+	RegisterContextReference(ref ContextReference) error
+}
+
+// ContextReference is a provider of @<Prefix>:<target> references. Expand
+// returns the text to attach, ok false for "nothing to attach", or an error
+// the user is shown as a context warning.
+type ContextReference struct {
+	Prefix      string
+	Description string
+	Expand      func(ctx context.Context, target string) (text string, ok bool, err error)
 }
 
 // AuxiliaryTask is a plugin's auxiliary task: a model choice the user sets

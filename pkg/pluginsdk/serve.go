@@ -180,6 +180,26 @@ func (s *server) handle(ctx context.Context, method string, params json.RawMessa
 			return nil, handlerErr(err, "CommandError")
 		}
 		return out, nil
+	case protocol.MethodContextRefExpand:
+		var p struct {
+			Handle string `json:"handle"`
+			Target string `json:"target"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+		}
+		v, err := s.lookup(p.Handle)
+		if err != nil {
+			return nil, err
+		}
+		text, ok, err := v.(func(context.Context, string) (string, bool, error))(ctx, p.Target)
+		if err != nil {
+			return nil, handlerErr(err, "ContextReferenceError")
+		}
+		if !ok {
+			return nil, nil
+		}
+		return text, nil
 	case protocol.MethodCheck:
 		var p protocol.CheckCallParams
 		if err := json.Unmarshal(params, &p); err != nil {

@@ -74,15 +74,26 @@ func validRefPrefix(p string) bool {
 // registerContextReference records an @<prefix>: provider. As upstream, a
 // refused one is a warning and the plugin carries on.
 func registerContextReference(_ context.Context, s *Session, rp protocol.RegisterOtherParams) (any, error) {
-	key := s.p.ID()
 	raw, _ := rp.Details["prefix"].(string)
-	prefix := strings.ToLower(strings.TrimSpace(raw))
+	desc, _ := rp.Details["description"].(string)
+	var expand func(context.Context, string) (string, bool, error)
+	if rp.Handle != "" {
+		expand = s.remoteContextRef(rp.Handle)
+	}
+	return s.RegisterContextRef(raw, desc, expand)
+}
+
+// RegisterContextRef serves register_context_reference for every kind of
+// plugin: @<prefix>:<target> in a user message becomes expand(target).
+func (s *Session) RegisterContextRef(rawPrefix, desc string, expand func(context.Context, string) (string, bool, error)) (any, error) {
+	key := s.p.ID()
+	prefix := strings.ToLower(strings.TrimSpace(rawPrefix))
 	refuse := func(why string) (any, error) {
 		s.p.Warnf("Plugin '%s' context reference registration failed: %s", s.p.Manifest().Name, why)
 		return protocol.RegisterResult{Registered: false, Warning: why}, nil
 	}
 	switch {
-	case rp.Handle == "":
+	case expand == nil:
 		return refuse("the provider has no callable expand(target)")
 	case prefix == "":
 		return refuse("prefix must be a non-empty string")
@@ -93,9 +104,8 @@ func registerContextReference(_ context.Context, s *Session, rp protocol.Registe
 	case s.h.reg.ContextRefOwner(prefix) != "":
 		return refuse(fmt.Sprintf("prefix '%s' is already registered", prefix))
 	}
-	desc, _ := rp.Details["description"].(string)
-	s.h.reg.AddContextRef(key, &registry.ContextRef{Prefix: prefix, Description: desc, Plugin: key, Expand: s.remoteContextRef(rp.Handle)},
-		registry.Other{Registrar: rp.Registrar, Name: "@" + prefix + ":", Note: "expanded in chat messages"})
+	s.h.reg.AddContextRef(key, &registry.ContextRef{Prefix: prefix, Description: desc, Plugin: key, Expand: expand},
+		registry.Other{Registrar: "register_context_reference", Name: "@" + prefix + ":", Note: "expanded in chat messages"})
 	return protocol.RegisterResult{Registered: true}, nil
 }
 

@@ -172,3 +172,10 @@ func (c *localContext) RegisterRedactionPatterns(patterns []string) int {
 func (c *localContext) RegisterAuxiliaryTask(t pluginsdk.AuxiliaryTask) error {
 	return asGoErr(registerOther(context.Background(), c.s, protocol.AuxiliaryTaskParams(t.Key, t.DisplayName, t.Description, t.Defaults)))
 }
+
+func (c *localContext) RegisterContextReference(ref pluginsdk.ContextReference) error {
+	if ref.Expand == nil {
+		return errors.New("RegisterContextReference: Expand is required")
+	}
+	return asGoErr(c.s.RegisterContextRef(ref.Prefix, ref.Description, ref.Expand))
+}
