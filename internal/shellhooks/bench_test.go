@@ -71,3 +71,33 @@ func BenchmarkForkExecFloor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForkExecContainedFloor is the floor of a contained hook: the same
+// script started in a reaper cell of its own (a cgroup here, killed as a whole
+// when it ends), which hermes' promise that nothing outlives it requires of
+// any process it starts; nothing of the hook machinery.
+func BenchmarkForkExecContainedFloor(b *testing.B) {
+	cmd := script(b, b.TempDir(), "hook.sh", benchHook)
+	stdin, err := StdinPayload("pre_tool_call", terminalPayload("ls -la"), "/tmp", "default")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := reaper.New(reaper.Options{})
+	b.Cleanup(rp.Close)
+	b.Log("containment:", rp.Mode())
+	b.ResetTimer()
+	for b.Loop() {
+		c := exec.Command(cmd)
+		c.Env = []string{"PATH=/usr/bin:/bin"}
+		c.Stdin = bytes.NewReader(stdin)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		cell, err := rp.Start(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cell.Wait(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
