@@ -69,7 +69,7 @@ func changed(key string, err error) (string, error) {
 	case errors.Is(err, errUnchanged):
 		return "", nil
 	case err != nil:
-		return "", err
+		return key, err
 	}
 	return key, nil
 }

@@ -288,3 +288,24 @@ func readBehaviors(c ConfigReader) (map[string]DMBehavior, error) {
 	}
 	return out, nil
 }
+
+// Explain names what a rule read for platform pl, for messages: the variable,
+// or the pairing store.
+func (a *Authorizer) Explain(pl string, r Rule) string {
+	n := a.names(strings.ToLower(pl))
+	switch r {
+	case RulePlatformAllowAll:
+		return n.AllowAll
+	case RulePaired:
+		return "the pairing store"
+	case RulePlatformAllowlist:
+		return n.AllowedUsers
+	case RulePlatformRole:
+		return n.AllowedRoles
+	case RuleGatewayAllowlist:
+		return EnvGatewayAllowedUsers
+	case RuleGatewayAllowAll:
+		return EnvGatewayAllowAll
+	}
+	return "nothing"
+}

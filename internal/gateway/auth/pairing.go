@@ -46,6 +46,7 @@ var (
 type CodeError struct {
 	Platform    string
 	Code        string
+	Pending     int // the platform's live pending requests
 	Remaining   int
 	LockedUntil time.Time
 }
@@ -113,7 +114,7 @@ type Approved struct {
 type Approval struct {
 	Approved
 	Allowlist    string // the variable in .env the user was appended to; "" when none
-	AllowlistErr error  // the approval stands; the .env could not be updated
+	AllowlistErr error  // set: Allowlist could not be updated in .env; the approval stands
 }
 
 // Revocation is what Revoke did.
@@ -289,7 +290,7 @@ func (p *Pairing) Approve(ctx context.Context, platform, code string) (Approval,
 		id, entry, ok := matchCode(pending, code)
 		if !ok {
 			fails := lim[failKey] + 1
-			cerr := &CodeError{Platform: platform, Code: code, Remaining: MaxFailedApprovals - int(fails)}
+			cerr := &CodeError{Platform: platform, Code: code, Pending: len(pending), Remaining: MaxFailedApprovals - int(fails)}
 			lim[failKey] = fails
 			if int(fails) >= MaxFailedApprovals {
 				until := now + Lockout.Seconds()
