@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,5 +259,71 @@ func TestCheckMalformedApproved(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != `{"1": {` {
 		t.Errorf("the malformed file was changed: %q", got)
+	}
+}
+
+// The runner checks from many goroutines while `hermes pairing` (here: another
+// store on the same home) approves and revokes.
+func TestCheckConcurrentWithApprovals(t *testing.T) {
+	a, dir := newTestAuthorizer(t, authSetup{dotenv: "TELEGRAM_ALLOWED_USERS=1\n"})
+	other, err := OpenPairing(context.Background(), PairingOptions{Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if d := a.Check(dm("telegram", "1")); !d.Allowed || d.Problem != nil {
+					errs <- fmt.Errorf("the owner was refused mid-approval: %+v", d)
+					return
+				}
+				a.Check(dm("telegram", "7"))
+			}
+		}()
+	}
+	for _, user := range []string{"7", "8", "9"} {
+		pairUser(t, other, "telegram", user)
+		if d := a.Check(dm("telegram", user)); !d.Allowed || d.Rule != RulePaired {
+			t.Errorf("just approved by the other store: %+v", d)
+		}
+		if _, err := other.Revoke(context.Background(), "telegram", user); err != nil {
+			t.Fatal(err)
+		}
+		if d := a.Check(dm("telegram", user)); d.Allowed {
+			t.Errorf("just revoked by the other store: %+v", d)
+		}
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The cost the runner pays per message: .env and the approved list unchanged.
+func BenchmarkCheck(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("TELEGRAM_ALLOWED_USERS=1,2,3\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	a, err := New(context.Background(), Options{Home: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := dm("telegram", "3")
+	b.ReportAllocs()
+	for b.Loop() {
+		if !a.Check(src).Allowed {
+			b.Fatal("denied")
+		}
 	}
 }

@@ -607,7 +607,11 @@ func openPairing(ctx context.Context, o PairingOptions, env *envView) (*Pairing,
 	return p, nil
 }
 
-func envNames(custom map[string]PlatformEnv) func(string) PlatformEnv {
+func envNames(registered map[string]PlatformEnv) func(string) PlatformEnv {
+	custom := make(map[string]PlatformEnv, len(registered))
+	for name, e := range registered {
+		custom[strings.ToLower(strings.TrimSpace(name))] = e
+	}
 	return func(platform string) PlatformEnv {
 		d := DefaultPlatformEnv(platform)
 		c, ok := custom[platform]
