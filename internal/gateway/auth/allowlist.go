@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/config"
@@ -19,6 +20,10 @@ func (p *Pairing) syncAllowlistAdd(ctx context.Context, platform, userID string)
 	key := p.names(platform).AllowedUsers
 	if key == "" || strings.TrimSpace(p.env.get(key)) == "" {
 		return "", nil
+	}
+	if !listable(userID) {
+		// "5,6" would let user 6 in too; the store alone records the approval.
+		return key, fmt.Errorf("user id %q cannot be written into a comma-separated list; it is approved in the pairing store only", userID)
 	}
 	err := config.UpdateDotenv(ctx, p.env.path, key, func(cur string, inFile bool) (string, bool, error) {
 		if !inFile {
@@ -62,6 +67,11 @@ func (p *Pairing) syncAllowlistRemove(ctx context.Context, platform, userID stri
 		return strings.Join(rest, ","), true, nil
 	})
 	return changed(key, err)
+}
+
+// listable reports whether id can be one item of an allowlist variable.
+func listable(id string) bool {
+	return id != "" && !strings.ContainsAny(id, ",*#'\"\\ \t\r\n\x00")
 }
 
 func changed(key string, err error) (string, error) {

@@ -426,6 +426,32 @@ func TestAllowlistSync(t *testing.T) {
 	}
 }
 
+// A user id that is not one list item (a plugin platform's "5,6") is approved
+// in the store and never written into the allowlist, where it would let 6 in.
+func TestAllowlistRefusesListSyntax(t *testing.T) {
+	home := t.TempDir()
+	envPath := filepath.Join(home, ".env")
+	if err := os.WriteFile(envPath, []byte("WEBCHAT_ALLOWED_USERS=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := openTestPairing(t, home, nil)
+	ctx := context.Background()
+	code, err := p.Request(ctx, "webchat", "5,6", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Approve(ctx, "webchat", code)
+	if err != nil || a.AllowlistErr == nil || !strings.Contains(a.AllowlistErr.Error(), "comma-separated") {
+		t.Fatalf("Approve = %+v, %v; want approved with an allowlist error", a, err)
+	}
+	if data, _ := os.ReadFile(envPath); string(data) != "WEBCHAT_ALLOWED_USERS=1\n" {
+		t.Errorf(".env = %q, want it unchanged", data)
+	}
+	if ok, _ := p.IsApproved("webchat", "5,6"); !ok {
+		t.Error("not approved in the store")
+	}
+}
+
 // Two Pairing values (as two processes have) never lose each other's updates.
 func TestConcurrentStores(t *testing.T) {
 	home := t.TempDir()
