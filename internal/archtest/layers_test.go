@@ -44,6 +44,8 @@ var tiers = map[string]int{
 	"internal/capability": 4, "internal/approval": 4, "internal/install": 4, "internal/agent": 4,
 	"internal/plugins/runtime/python": 4,
 	"internal/mcp":                    4, // MCP servers: config edits and links (and the client)
+	// who may talk to the gateway and the pairing store (reads .env through config)
+	"internal/gateway/auth": 4,
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	// 6: the plugin manager (lifecycle).
@@ -66,6 +68,8 @@ var cliImports = []string{
 	"internal/skills",     // the skills `hermes skills list/show` shows
 	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
+	// the pairing store `hermes pairing` edits, and the source it checks a user with
+	"internal/gateway/auth", "internal/gateway/platform",
 }
 
 type pkg struct {

@@ -172,6 +172,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdDemo(f, nil),
 		newCmdChat(f, nil),
 		newCmdSessions(f),
+		newCmdPairing(f),
 		newCmdOpenURL(f, nil),
 		newCmdHooks(f),
 	)

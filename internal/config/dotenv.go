@@ -170,11 +170,17 @@ func quoteDotenv(value string) string {
 // other lines and comments stay as they are. The write is atomic, mode 0600, under the
 // sidecar lock "<path>.lock".
 func SetDotenv(ctx context.Context, path, key, value string) error {
+	return UpdateDotenv(ctx, path, key, func(string, bool) (string, bool, error) { return value, true, nil })
+}
+
+// UpdateDotenv is SetDotenv for a value computed from the current one: fn gets the
+// file's value of key (and whether the file assigns it), read under the lock, and
+// returns the new value, or keep=false to delete every assignment of key. A
+// read-modify-write through it is never lost to a concurrent writer of the file.
+// When fn fails, or changes nothing, the file is not written.
+func UpdateDotenv(ctx context.Context, path, key string, fn func(current string, ok bool) (value string, keep bool, err error)) error {
 	if !envKeyRE.MatchString(key) {
 		return fmt.Errorf("invalid environment variable name %q: use letters, digits and '_', not starting with a digit", key)
-	}
-	if strings.ContainsRune(value, 0) {
-		return fmt.Errorf("value for %s contains a NUL byte, which a .env file cannot hold", key)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
@@ -196,24 +202,47 @@ func SetDotenv(ctx context.Context, path, key, value string) error {
 		return err // never rewrite a file hermes did not read whole
 	}
 	data := string(raw)
+	assignments := parseDotenv(data)
+	current, found := "", false
+	for _, a := range assignments {
+		if a.key == key {
+			current, found = a.value, true // the last one wins, as ReadDotenv reads it
+		}
+	}
+	value, keep, err := fn(current, found)
+	if err != nil {
+		return err
+	}
+	if strings.ContainsRune(value, 0) {
+		return fmt.Errorf("value for %s contains a NUL byte, which a .env file cannot hold", key)
+	}
 	line := key + "=" + quoteDotenv(value)
 
 	var b strings.Builder
-	pos, found := 0, false
-	for _, a := range parseDotenv(data) {
+	pos := 0
+	for _, a := range assignments {
 		if a.key != key {
 			continue
 		}
-		found = true
 		b.WriteString(data[pos:a.start])
-		if a.export {
-			b.WriteString("export ")
+		if keep {
+			if a.export {
+				b.WriteString("export ")
+			}
+			b.WriteString(line)
+			pos = a.end
+			continue
 		}
-		b.WriteString(line)
+		// Deleting: the assignment goes with its line ending.
 		pos = a.end
+		if strings.HasPrefix(data[pos:], "\r\n") {
+			pos += 2
+		} else if strings.HasPrefix(data[pos:], "\n") {
+			pos++
+		}
 	}
 	b.WriteString(data[pos:])
-	if !found {
+	if !found && keep {
 		if data != "" && !strings.HasSuffix(data, "\n") {
 			b.WriteString(newlineOf(data))
 		}

@@ -2,8 +2,10 @@ package config
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -157,5 +159,89 @@ func TestSetDotenvConcurrent(t *testing.T) {
 	vals, err := ReadDotenv(path)
 	if err != nil || len(vals) != n {
 		t.Errorf("after %d concurrent SetDotenv calls the file has %d keys (%v): %v", n, len(vals), err, vals)
+	}
+}
+
+func TestUpdateDotenv(t *testing.T) {
+	appendID := func(cur string, ok bool) (string, bool, error) {
+		if !ok {
+			return "", true, nil
+		}
+		return cur + ",9", true, nil
+	}
+	drop := func(string, bool) (string, bool, error) { return "", false, nil }
+	tests := []struct {
+		name string
+		src  string
+		fn   func(string, bool) (string, bool, error)
+		want string
+	}{
+		{"append to a list, comments kept", "# who may talk\nT=1,2 # owner\nB=x\n", appendID, "# who may talk\nT=1,2,9\nB=x\n"},
+		{"the last assignment is the current value", "T=1\nT=2\n", appendID, "T=2,9\nT=2,9\n"},
+		{"delete every assignment with its line", "A=1\nT=1\n# keep\nT=2\n", drop, "A=1\n# keep\n"},
+		{"delete in a crlf file", "T=1\r\nA=1\r\n", drop, "A=1\r\n"},
+		{"delete a missing key changes nothing", "A=1\n", drop, "A=1\n"},
+		{"delete the last line without newline", "A=1\nT=5", drop, "A=1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), ".env")
+			if err := os.WriteFile(path, []byte(tc.src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := UpdateDotenv(context.Background(), path, "T", tc.fn); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != tc.want {
+				t.Errorf("file =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestUpdateDotenvErrorWritesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(path, []byte("T=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := UpdateDotenv(context.Background(), path, "T", func(string, bool) (string, bool, error) { return "2", true, boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "T=1\n" {
+		t.Errorf("file = %q after a failed update, want it unchanged", got)
+	}
+}
+
+// Concurrent read-modify-writes of one key lose nothing: each sees the one before.
+func TestUpdateDotenvConcurrentAppends(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".env")
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := UpdateDotenv(context.Background(), path, "IDS", func(cur string, ok bool) (string, bool, error) {
+				id := strconv.Itoa(i)
+				if cur == "" {
+					return id, true, nil
+				}
+				return cur + "," + id, true, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	vals, err := ReadDotenv(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(vals["IDS"], ","); len(got) != n {
+		t.Errorf("IDS = %q: %d ids, want %d", vals["IDS"], len(got), n)
 	}
 }
