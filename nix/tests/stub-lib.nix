@@ -36,11 +36,12 @@ let
   # otherwise definitions must agree.
   mergeAny = loc: defs:
     let vals = map (d: d.value) defs; in
-    if vals != [ ] && builtins.all (v: isAttrs v && !isDerivation v) vals then
+    if vals == [ ] then { } # a free tree nothing defined
+    else if builtins.all (v: isAttrs v && !isDerivation v) vals then
       builtins.listToAttrs (map
         (n: { name = n; value = mergeAny (loc ++ [ n ]) (concatMap (v: if v ? ${n} then [{ value = v.${n}; }] else [ ]) vals); })
         (unique (concatMap attrNames vals)))
-    else if vals != [ ] && builtins.all isList vals then builtins.concatLists vals
+    else if builtins.all isList vals then builtins.concatLists vals
     else mergeEqual loc defs;
 
   types = rec {
