@@ -55,6 +55,7 @@ var tiers = map[string]int{
 	"internal/cli": 8,
 	"cmd/hermes":   9, "internal/llm/llmtest/cmd/fakellm": 9, "bench/scangen": 9,
 	"examples/plugins/go-shout": 9,
+	"internal/nixtest":          9, // tests of nix/ that run the real hermes (cli.Main)
 }
 
 // cliImports are the packages the verbs may use besides internal/app: the data

@@ -20,7 +20,7 @@ func newCmdConfig(f *app.Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdConfigGet(f, nil), newCmdConfigSet(f, nil), newCmdConfigPath(f, nil))
+	cmd.AddCommand(newCmdConfigGet(f, nil), newCmdConfigSet(f, nil), newCmdConfigPath(f, nil), newCmdConfigMerge(f, nil))
 	return cmd
 }
 

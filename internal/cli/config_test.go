@@ -94,3 +94,34 @@ func TestNewCmdConfigPath(t *testing.T) {
 		})
 	}
 }
+
+func TestNewCmdConfigMerge(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantFrom string
+		wantErr  string
+		wantCode int
+	}{
+		{name: "from a file", args: []string{"--from", "settings.json"}, wantFrom: "settings.json"},
+		{name: "from with equals", args: []string{"--from=/nix/store/x-settings.json"}, wantFrom: "/nix/store/x-settings.json"},
+		{name: "no from", wantErr: "--from FILE is required", wantCode: app.ExitUsage},
+		{name: "a positional file", args: []string{"settings.json"}, wantErr: `unknown command "settings.json"`, wantCode: app.ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *configMergeOptions
+			cmd := newCmdConfigMerge(testFactory(), func(o *configMergeOptions) error { got = o; return nil })
+			code, err := parseVerb(t, cmd, tt.args)
+			if !checkParseErr(t, err, code, tt.wantErr, tt.wantCode) {
+				return
+			}
+			if got.IO == nil || got.Store == nil {
+				t.Fatalf("IO or Store not wired from the factory")
+			}
+			if got.From != tt.wantFrom {
+				t.Errorf("from %q, want %q", got.From, tt.wantFrom)
+			}
+		})
+	}
+}
