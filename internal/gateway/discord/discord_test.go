@@ -1,0 +1,279 @@
+package discord
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/testutil/discordfake"
+)
+
+const userThread = "500000000000000030" // a thread alice opened in #general
+
+// Which messages become events, with what source and session key.
+func TestMessageRouting(t *testing.T) {
+	t.Parallel()
+	guild := func(channel, text string, mentions ...string) discordfake.MessageIn {
+		return discordfake.MessageIn{ChannelID: channel, GuildID: guildID, Author: alice, Content: text, Mentions: mentions}
+	}
+	tests := []struct {
+		name    string
+		opts    Options
+		msg     discordfake.MessageIn
+		want    bool // an EventMessage comes
+		chat    string
+		key     string // "" = not checked; "{id}" is the message id
+		text    string
+		thread  bool // an auto-thread was opened on the message
+		mention bool
+	}{
+		{name: "dm always answered", opts: defaultOptions(),
+			msg:  discordfake.MessageIn{ChannelID: dmChan, Author: alice, Content: "hello"},
+			want: true, chat: platform.ChatDM, key: "agent:main:discord:dm:" + dmChan, text: "hello"},
+		{name: "guild without mention ignored", opts: defaultOptions(), msg: guild(textChan, "chatter")},
+		{name: "guild with mention answered in a new thread", opts: defaultOptions(),
+			msg:  guild(textChan, mention("what is up?"), discordfake.BotID),
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:thread:" + textChan + ":{id}", text: "what is up?", thread: true, mention: true},
+		{name: "mention without auto-thread stays in the channel", opts: Options{RequireMention: true},
+			msg:  guild(textChan, "<@!"+discordfake.BotID+"> hi", discordfake.BotID),
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "hi", mention: true},
+		{name: "mention only in the text counts", opts: Options{RequireMention: true},
+			msg:  guild(textChan, mention("hi")),
+			want: true, chat: platform.ChatGroup, text: "hi", mention: true},
+		{name: "no mention needed when not required", opts: Options{AutoThread: true},
+			msg:  guild(textChan, "chatter"),
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "chatter"},
+		{name: "free-response channel", opts: Options{RequireMention: true, FreeResponseChannels: []string{textChan}},
+			msg: guild(textChan, "chatter"), want: true, chat: platform.ChatGroup, text: "chatter"},
+		{name: "mention in a user's thread is the thread's session", opts: defaultOptions(),
+			msg:  guild(userThread, mention("in thread"), discordfake.BotID),
+			want: true, chat: platform.ChatThread, key: "agent:main:discord:thread:" + textChan + ":" + userThread, text: "in thread", mention: true},
+		{name: "no mention in a user's thread ignored", opts: defaultOptions(), msg: guild(userThread, "chatter")},
+		{name: "other bots ignored", opts: Options{},
+			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: otherBot, Name: "bot", Bot: true}, Content: "beep"}},
+		{name: "own messages ignored", opts: Options{},
+			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: discordfake.BotID, Name: discordfake.BotName, Bot: true}, Content: "me"}},
+		{name: "no-thread channel answers in place", opts: Options{RequireMention: true, AutoThread: true, NoThreadChannels: []string{textChan}},
+			msg:  guild(textChan, mention("x"), discordfake.BotID),
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "x", mention: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, tt.opts)
+			h.fake.AddChannel(discordfake.Channel{ID: userThread, Type: discordfake.ChannelPublicThread, GuildID: guildID, Name: "alice's", ParentID: textChan, OwnerID: userID})
+			id := h.fake.MessageCreate(tt.msg)
+			if !tt.want {
+				h.marker()
+				return
+			}
+			ev := h.next()
+			if ev.Kind != platform.EventMessage || ev.MessageID != id || ev.Text != tt.text || ev.Mentioned != tt.mention {
+				t.Fatalf("event = %+v; want message %s %q mentioned=%v", ev, id, tt.text, tt.mention)
+			}
+			if ev.Source.ChatType != tt.chat || ev.Source.Platform != "discord" || ev.Source.UserID != tt.msg.Author.ID || ev.Source.UserName != "alice" {
+				t.Errorf("source = %+v", ev.Source)
+			}
+			if key := strings.ReplaceAll(tt.key, "{id}", id); key != "" {
+				if got := platform.SessionKey(ev.Source, platform.DefaultKeyOptions()); got != key {
+					t.Errorf("session key = %s, want %s", got, key)
+				}
+			}
+			var threads []discordfake.ThreadStart
+			h.fake.Snapshot(func(v discordfake.View) { threads = v.Threads() })
+			if tt.thread {
+				if len(threads) != 1 || threads[0].MessageID != id || threads[0].Name != tt.text || threads[0].AutoArchive != 1440 {
+					t.Errorf("threads opened = %+v, want one on %s named %q", threads, id, tt.text)
+				}
+				if ev.Source.ProspectiveThreadID != id || ev.Source.ThreadID != id {
+					t.Errorf("source thread = %q/%q, want %s", ev.Source.ProspectiveThreadID, ev.Source.ThreadID, id)
+				}
+			} else if len(threads) != 0 {
+				t.Errorf("threads opened = %+v, want none", threads)
+			}
+		})
+	}
+}
+
+// After an auto-thread, the conversation in that thread is one session, and
+// the bot answers there without being mentioned again.
+func TestAutoThreadIsItsOwnSession(t *testing.T) {
+	t.Parallel()
+	h := start(t, defaultOptions())
+	id := h.fake.MessageCreate(discordfake.MessageIn{ChannelID: textChan, GuildID: guildID, Author: alice, Content: mention("start"), Mentions: []string{discordfake.BotID}})
+	first := h.next()
+	if first.Kind != platform.EventMessage || first.MessageID != id {
+		t.Fatalf("first event = %+v", first)
+	}
+	if ev := h.next(); ev.Kind != platform.EventThreadCreated || ev.Source.ThreadID != id || ev.Text != "start" {
+		t.Fatalf("want thread_created for the auto-thread, got %+v", ev)
+	}
+	if _, err := h.a.Send(h.ctx, platform.Outbound{ChatID: first.Source.ChatID, ThreadID: first.Source.ThreadID, Text: "answer"}); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.Wait(h.ctx, "the answer in the thread", func(v discordfake.View) bool {
+		m := v.Messages()
+		return len(m) == 1 && m[0].ChannelID == id && m[0].Content == "answer"
+	})
+	// A follow-up in the thread, no mention.
+	h.fake.MessageCreate(discordfake.MessageIn{ChannelID: id, GuildID: guildID, Author: alice, Content: "and then?"})
+	ev := h.next()
+	if ev.Kind != platform.EventMessage || ev.Source.ChatType != platform.ChatThread || ev.Text != "and then?" {
+		t.Fatalf("follow-up = %+v", ev)
+	}
+	o := platform.DefaultKeyOptions()
+	if a, b := platform.SessionKey(first.Source, o), platform.SessionKey(ev.Source, o); a != b {
+		t.Errorf("the thread's messages have two session keys: %s and %s", a, b)
+	}
+}
+
+// A dropped connection is resumed; what was said meanwhile arrives once.
+func TestResumeDeliversExactlyOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		overlap int // events the gateway replays again on RESUME
+		drop    func(*discordfake.Server)
+	}{
+		{name: "network drop", drop: (*discordfake.Server).Disconnect},
+		{name: "network drop, gateway replays too much", overlap: 3, drop: (*discordfake.Server).Disconnect},
+		{name: "gateway asks to reconnect", drop: (*discordfake.Server).RequestReconnect},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, Options{})
+			h.fake.ReplayOverlap(tt.overlap)
+			want := []string{h.dm("one")}
+			if ev := h.next(); ev.MessageID != want[0] {
+				t.Fatalf("first = %+v", ev)
+			}
+			tt.drop(h.fake)
+			h.fake.Wait(h.ctx, "the bot to drop", func(v discordfake.View) bool { return !v.Connected() })
+			want = append(want, h.dm("two"), h.dm("three"))
+			h.fake.Wait(h.ctx, "the bot to resume", func(v discordfake.View) bool { return v.Resumes() == 1 && v.Connected() })
+			want = append(want, h.dm("four"))
+			got := []string{want[0]}
+			for range 3 {
+				got = append(got, h.next().MessageID)
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("messages = %v, want %v", got, want)
+			}
+			h.marker() // nothing was delivered twice
+			h.fake.Snapshot(func(v discordfake.View) {
+				if v.Identifies() != 1 {
+					t.Errorf("identified %d times; a resume must not start a new session", v.Identifies())
+				}
+			})
+			h.waitConnected()
+		})
+	}
+}
+
+// IDENTIFY asks for the intents upstream needs, with the token.
+func TestIdentify(t *testing.T) {
+	t.Parallel()
+	h := start(t, Options{Token: "Bot " + discordfake.Token})
+	id := h.fake.Identify()
+	if id["token"] != "Bot "+discordfake.Token {
+		t.Errorf("token = %v", id["token"])
+	}
+	intents, _ := id["intents"].(float64)
+	for _, want := range []struct {
+		name string
+		bit  int
+	}{{"guilds", 1 << 0}, {"guild members", 1 << 1}, {"guild messages", 1 << 9}, {"direct messages", 1 << 12}, {"message content", 1 << 15}} {
+		if int(intents)&want.bit == 0 {
+			t.Errorf("intents %d lack %s", int(intents), want.name)
+		}
+	}
+}
+
+// Edits, deletes and threads become the events of gateway_platform_event;
+// the bot's own rename does not come back as one.
+func TestPlatformEvents(t *testing.T) {
+	t.Parallel()
+	h := start(t, defaultOptions())
+	h.fake.Dispatch("MESSAGE_UPDATE", map[string]any{"id": "700000000000000001", "channel_id": textChan, "guild_id": guildID,
+		"content": "fixed typo", "author": map[string]any{"id": userID, "username": "alice"}})
+	if ev := h.next(); ev.Kind != platform.EventEdited || ev.Text != "fixed typo" || ev.MessageID != "700000000000000001" || ev.Source.ChatID != textChan || ev.Source.UserID != userID {
+		t.Errorf("edit = %+v", ev)
+	}
+	h.fake.Dispatch("MESSAGE_DELETE", map[string]any{"id": "700000000000000002", "channel_id": dmChan})
+	if ev := h.next(); ev.Kind != platform.EventDeleted || ev.MessageID != "700000000000000002" || ev.Source.ChatType != platform.ChatDM {
+		t.Errorf("delete = %+v", ev)
+	}
+	h.fake.ThreadCreate(discordfake.Channel{ID: userThread, GuildID: guildID, Name: "plans", ParentID: textChan, OwnerID: userID})
+	if ev := h.next(); ev.Kind != platform.EventThreadCreated || ev.Text != "plans" || ev.Source.ThreadID != userThread || ev.Source.ChatID != textChan || ev.Source.UserID != userID {
+		t.Errorf("thread created = %+v", ev)
+	}
+	h.fake.ThreadRename(userThread, "better plans")
+	if ev := h.next(); ev.Kind != platform.EventThreadRenamed || ev.Text != "better plans" || ev.Source.ThreadID != userThread {
+		t.Errorf("thread renamed = %+v", ev)
+	}
+	if err := h.a.SetThreadTitle(h.ctx, textChan, userThread, "bot's title"); err != nil {
+		t.Fatal(err)
+	}
+	h.marker()
+}
+
+// A message whose thread is unknown is looked up over REST once, then known.
+func TestUnknownChannelLookedUp(t *testing.T) {
+	t.Parallel()
+	h := start(t, defaultOptions())
+	h.fake.AddChannel(discordfake.Channel{ID: userThread, Type: discordfake.ChannelPublicThread, GuildID: guildID, Name: "t", ParentID: textChan})
+	for range 2 {
+		h.fake.MessageCreate(discordfake.MessageIn{ChannelID: userThread, GuildID: guildID, Author: alice, Content: mention("q"), Mentions: []string{discordfake.BotID}})
+		if ev := h.next(); ev.Source.ChatType != platform.ChatThread || ev.Source.ThreadID != userThread {
+			t.Fatalf("event = %+v", ev)
+		}
+	}
+	if n := len(h.fake.Attempts("GET /channels/" + userThread)); n != 1 {
+		t.Errorf("looked the thread up %d times, want 1", n)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"no token", Options{}, "DISCORD_BOT_TOKEN"},
+		{"only the prefix", Options{Token: "Bot "}, "DISCORD_BOT_TOKEN"},
+		{"base url without scheme", Options{Token: "x", BaseURL: "127.0.0.1:80"}, "base_url"},
+		{"base url ftp", Options{Token: "x", BaseURL: "ftp://h"}, "not an http(s) URL"},
+		{"base url escapes shown safely", Options{Token: "x", BaseURL: "\x1b[31m"}, `\x1b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A rejected token ends Run with what to fix instead of retrying forever.
+func TestRejectedTokenIsFatal(t *testing.T) {
+	t.Parallel()
+	fake := discordfake.New(t)
+	a, err := New(Options{Token: "wrong", BaseURL: fake.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = a.Run(ctx, func(context.Context, platform.Event) {})
+	if err == nil || !strings.Contains(err.Error(), "DISCORD_BOT_TOKEN") {
+		t.Fatalf("Run = %v, want the token named", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Run retried until the deadline")
+	}
+}

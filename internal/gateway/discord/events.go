@@ -1,0 +1,457 @@
+package discord
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/termsafe"
+)
+
+// maxInbound caps the text of one inbound message (Discord's own cap is
+// 4000 characters; anything longer is not from Discord as documented).
+const maxInbound = 8000
+
+// channelInfo is what the adapter knows of a channel.
+type channelInfo struct {
+	id, guild, parent, name string
+	kind                    discordgo.ChannelType
+	known                   bool // fetched or seen in an event, not guessed
+}
+
+func (c channelInfo) thread() bool {
+	switch c.kind {
+	case discordgo.ChannelTypeGuildPublicThread, discordgo.ChannelTypeGuildPrivateThread, discordgo.ChannelTypeGuildNewsThread:
+		return true
+	}
+	return false
+}
+
+func infoOf(c *discordgo.Channel) channelInfo {
+	return channelInfo{id: c.ID, guild: c.GuildID, parent: c.ParentID, name: c.Name, kind: c.Type, known: true}
+}
+
+// addHandlers registers the discordgo handlers. They run in discordgo's
+// websocket reader (SyncEvents), in order, so they only record state and
+// enqueue; the worker does the rest.
+func (a *Adapter) addHandlers() {
+	s := a.session
+	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		if r.User != nil {
+			a.botID.Store(r.User.ID)
+		}
+		a.connected.Store(true)
+		a.enqueue(r)
+	})
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { a.connected.Store(true) })
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
+		a.connected.Store(false)
+		select {
+		case a.down <- struct{}{}:
+		default:
+		}
+	})
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageCreate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageUpdate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageDelete) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.ThreadCreate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.ThreadUpdate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildCreate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.ChannelCreate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.ChannelUpdate) { a.enqueue(e) })
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.InteractionCreate) { a.enqueue(e) })
+}
+
+// enqueue hands an event to the worker; it waits while the worker is busy
+// (back-pressure on the websocket) but never past the end of Run.
+func (a *Adapter) enqueue(e any) {
+	a.mu.Lock()
+	quit := a.quit
+	a.mu.Unlock()
+	select {
+	case a.events <- e:
+	case <-quit:
+	}
+}
+
+// work turns queued discordgo events into platform events, one at a time so
+// a channel's messages reach h in the order Discord sent them.
+func (a *Adapter) work(ctx context.Context, h platform.Handler) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-a.events:
+			a.handle(ctx, h, e)
+		}
+	}
+}
+
+func (a *Adapter) handle(ctx context.Context, h platform.Handler, e any) {
+	defer func() {
+		// A payload discordgo half-decoded must not take the gateway down.
+		if r := recover(); r != nil {
+			a.log.Error("discord: dropped an event that could not be handled", "event", termsafe.Line(typeName(e)), "panic", termsafe.Line(toString(r)))
+		}
+	}()
+	switch e := e.(type) {
+	case *discordgo.Ready:
+		for _, g := range e.Guilds {
+			a.learnGuild(g)
+		}
+	case *discordgo.GuildCreate:
+		a.learnGuild(e.Guild)
+	case *discordgo.ChannelCreate:
+		a.learn(e.Channel)
+	case *discordgo.ChannelUpdate:
+		a.learn(e.Channel)
+	case *discordgo.MessageCreate:
+		a.onMessage(ctx, h, e.Message)
+	case *discordgo.MessageUpdate:
+		a.onEdit(ctx, h, e.Message)
+	case *discordgo.MessageDelete:
+		a.onDelete(ctx, h, e.Message)
+	case *discordgo.ThreadCreate:
+		a.onThreadCreate(ctx, h, e.Channel)
+	case *discordgo.ThreadUpdate:
+		a.onThreadUpdate(ctx, h, e.Channel)
+	case *discordgo.InteractionCreate:
+		a.onInteraction(ctx, h, e.Interaction)
+	}
+}
+
+func (a *Adapter) learnGuild(g *discordgo.Guild) {
+	if g == nil {
+		return
+	}
+	for _, c := range g.Channels {
+		if c != nil && c.GuildID == "" {
+			c.GuildID = g.ID
+		}
+		a.learn(c)
+	}
+	for _, c := range g.Threads {
+		a.learn(c)
+	}
+}
+
+func (a *Adapter) learn(c *discordgo.Channel) {
+	if c == nil || !numeric(c.ID) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.channels[c.ID] = infoOf(c)
+}
+
+// channel is what the adapter knows of id, asking Discord when it does not.
+func (a *Adapter) channel(ctx context.Context, id string) channelInfo {
+	a.mu.Lock()
+	c, ok := a.channels[id]
+	a.mu.Unlock()
+	if ok {
+		return c
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var ch *discordgo.Channel
+	err := a.withRetry(ctx, func(o ...discordgo.RequestOption) (err error) {
+		ch, err = a.session.Channel(id, o...)
+		return err
+	})
+	if err != nil || ch == nil {
+		a.log.Warn("discord: could not look up a channel; treating it as a text channel", "channel", id, "err", errText(err))
+		return channelInfo{id: id}
+	}
+	a.learn(ch)
+	return infoOf(ch)
+}
+
+func (a *Adapter) bot() string {
+	id, _ := a.botID.Load().(string)
+	return id
+}
+
+// firstTime reports whether id was not delivered before (a RESUME may replay
+// what the bot already had), and remembers it.
+func (a *Adapter) firstTime(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, dup := a.seen.get(id); dup {
+		return false
+	}
+	a.seen.put(id, "")
+	return true
+}
+
+// source is where a message in channelID came from: a DM, a guild channel
+// (group) or a thread (its own session: chat = the parent, thread = itself).
+func (a *Adapter) source(ctx context.Context, channelID, guildID string) (platform.Source, channelInfo) {
+	src := platform.Source{Platform: Name, ScopeID: guildID}
+	if guildID == "" {
+		src.ChatType, src.ChatID = platform.ChatDM, channelID
+		return src, channelInfo{id: channelID, kind: discordgo.ChannelTypeDM}
+	}
+	ch := a.channel(ctx, channelID)
+	src.ChatName = ch.name
+	if ch.thread() {
+		src.ChatType, src.ChatID, src.ThreadID = platform.ChatThread, ch.parent, channelID
+		if src.ChatID == "" {
+			src.ChatID = channelID
+		}
+		return src, ch
+	}
+	src.ChatType, src.ChatID = platform.ChatGroup, channelID
+	return src, ch
+}
+
+func (a *Adapter) withUser(src *platform.Source, u *discordgo.User) {
+	if u == nil {
+		return
+	}
+	src.UserID, src.IsBot = u.ID, u.Bot
+	src.UserName = u.GlobalName
+	if src.UserName == "" {
+		src.UserName = u.Username
+	}
+}
+
+func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordgo.Message) {
+	if !wellFormed(m) || m.Author == nil || !numeric(m.Author.ID) {
+		a.log.Warn("discord: dropped a malformed MESSAGE_CREATE")
+		return
+	}
+	bot := a.bot()
+	if m.Author.ID == bot || m.Author.Bot || !a.firstTime(m.ID) {
+		return
+	}
+	a.remember(m.ID, m.ChannelID)
+	src, ch := a.source(ctx, m.ChannelID, m.GuildID)
+	a.withUser(&src, m.Author)
+	mentioned := mentionsBot(m, bot)
+	text := cleanText(m.Content, bot)
+	if m.GuildID != "" {
+		src.RoleAuthorized = m.Member != nil && a.anyRole(m.Member.Roles)
+		a.mu.Lock()
+		answerFree := a.free[m.ChannelID] || (ch.parent != "" && a.free[ch.parent]) || (ch.thread() && a.botOwned[ch.id])
+		a.mu.Unlock()
+		if a.opts.RequireMention && !mentioned && !answerFree {
+			return
+		}
+		if mentioned && a.opts.AutoThread && !ch.thread() && !a.noThread[m.ChannelID] {
+			if id := a.autoThread(ctx, m.ChannelID, m.ID, text); id != "" {
+				src.ProspectiveThreadID, src.ThreadID = id, id
+			}
+		}
+	}
+	ev := platform.Event{Kind: platform.EventMessage, Source: src, Text: text, MessageID: m.ID, Mentioned: mentioned, Time: a.when(m.Timestamp)}
+	if m.MessageReference != nil {
+		ev.ReplyTo = m.MessageReference.MessageID
+	}
+	h(ctx, ev)
+}
+
+func (a *Adapter) when(t time.Time) time.Time {
+	if t.IsZero() {
+		return a.now()
+	}
+	return t
+}
+
+func (a *Adapter) anyRole(roles []string) bool {
+	for _, r := range roles {
+		if a.roles[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// ThreadName is upstream's auto-thread name: the first 80 characters of the
+// message (on one line), "..." when cut, "Hermes" when there is none.
+func ThreadName(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return "Hermes"
+	}
+	if r := []rune(text); len(r) > 80 {
+		return string(r[:80]) + "..."
+	}
+	return text
+}
+
+// autoThread opens a thread on the message for the answer and returns its
+// id ("" when Discord refused: the answer then goes to the channel).
+func (a *Adapter) autoThread(ctx context.Context, channelID, messageID, text string) string {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var th *discordgo.Channel
+	err := a.withRetry(ctx, func(o ...discordgo.RequestOption) (err error) {
+		th, err = a.session.MessageThreadStartComplex(channelID, messageID, &discordgo.ThreadStart{Name: ThreadName(text), AutoArchiveDuration: 1440}, o...)
+		return err
+	})
+	if err != nil || th == nil || th.ID == "" {
+		a.log.Warn("discord: could not open a thread; answering in the channel", "channel", channelID, "err", errText(err))
+		return ""
+	}
+	if th.ParentID == "" {
+		th.ParentID = channelID
+	}
+	a.learn(th)
+	a.mu.Lock()
+	a.botOwned[th.ID] = true
+	a.mu.Unlock()
+	return th.ID
+}
+
+func (a *Adapter) onEdit(ctx context.Context, h platform.Handler, m *discordgo.Message) {
+	if !wellFormed(m) || (m.Author != nil && m.Author.ID == a.bot()) {
+		return
+	}
+	src, _ := a.source(ctx, m.ChannelID, m.GuildID)
+	a.withUser(&src, m.Author)
+	h(ctx, platform.Event{Kind: platform.EventEdited, Source: src, Text: cleanText(m.Content, a.bot()), MessageID: m.ID, Time: a.when(derefTime(m.EditedTimestamp))})
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+func (a *Adapter) onDelete(ctx context.Context, h platform.Handler, m *discordgo.Message) {
+	if !wellFormed(m) {
+		return
+	}
+	src, _ := a.source(ctx, m.ChannelID, m.GuildID)
+	h(ctx, platform.Event{Kind: platform.EventDeleted, Source: src, MessageID: m.ID, Time: a.now()})
+}
+
+func threadSource(c *discordgo.Channel) platform.Source {
+	chat := c.ParentID
+	if chat == "" {
+		chat = c.ID
+	}
+	return platform.Source{Platform: Name, ChatType: platform.ChatThread, ChatID: chat, ThreadID: c.ID, ChatName: c.Name, ScopeID: c.GuildID, UserID: c.OwnerID}
+}
+
+func (a *Adapter) onThreadCreate(ctx context.Context, h platform.Handler, c *discordgo.Channel) {
+	if c == nil || !numeric(c.ID) {
+		return
+	}
+	a.learn(c)
+	h(ctx, platform.Event{Kind: platform.EventThreadCreated, Source: threadSource(c), Text: c.Name, Time: a.now()})
+}
+
+// onThreadUpdate reports a rename: THREAD_UPDATE also comes for archiving
+// and other changes, so only a name that differs from the known one counts.
+func (a *Adapter) onThreadUpdate(ctx context.Context, h platform.Handler, c *discordgo.Channel) {
+	if c == nil || !numeric(c.ID) {
+		return
+	}
+	a.mu.Lock()
+	old, known := a.channels[c.ID]
+	own := a.renaming[c.ID] == c.Name
+	if own {
+		delete(a.renaming, c.ID)
+	}
+	a.mu.Unlock()
+	a.learn(c)
+	if !known || own || old.name == c.Name {
+		return
+	}
+	h(ctx, platform.Event{Kind: platform.EventThreadRenamed, Source: threadSource(c), Text: c.Name, Time: a.now()})
+}
+
+// onInteraction turns a button press into EventButton. Discord wants an
+// answer within 3 seconds, so the press is acknowledged (deferred) at once;
+// Ack's text, if any, follows as a message only the presser sees.
+func (a *Adapter) onInteraction(ctx context.Context, h platform.Handler, i *discordgo.Interaction) {
+	if i == nil || i.Type != discordgo.InteractionMessageComponent || !numeric(i.ID) || !numeric(i.ChannelID) {
+		return
+	}
+	data, ok := i.Data.(discordgo.MessageComponentInteractionData)
+	if !ok || !a.firstTime(i.ID) {
+		return
+	}
+	user := i.User
+	if i.Member != nil && i.Member.User != nil {
+		user = i.Member.User
+	}
+	if user == nil {
+		return
+	}
+	ackCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	err := a.session.InteractionRespond(i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}, discordgo.WithContext(ackCtx))
+	cancel()
+	if err != nil {
+		a.log.Warn("discord: could not acknowledge a button press", "err", errText(err))
+	}
+	src, _ := a.source(ctx, i.ChannelID, i.GuildID)
+	a.withUser(&src, user)
+	if i.Member != nil {
+		src.RoleAuthorized = a.anyRole(i.Member.Roles)
+	}
+	ev := platform.Event{Kind: platform.EventButton, Source: src, Data: data.CustomID, Time: a.now()}
+	if i.Message != nil {
+		ev.MessageID = i.Message.ID
+	}
+	var once sync.Once
+	ev.Ack = func(text string) {
+		once.Do(func() {
+			if text == "" {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := a.session.FollowupMessageCreate(i, false, &discordgo.WebhookParams{Content: truncate(text, maxMessage), Flags: discordgo.MessageFlagsEphemeral}, discordgo.WithContext(ctx))
+			if err != nil {
+				a.log.Warn("discord: could not answer a button press", "err", errText(err))
+			}
+		})
+	}
+	h(ctx, ev)
+}
+
+func wellFormed(m *discordgo.Message) bool {
+	return m != nil && numeric(m.ID) && numeric(m.ChannelID) && (m.GuildID == "" || numeric(m.GuildID))
+}
+
+func mentionsBot(m *discordgo.Message, bot string) bool {
+	if bot == "" {
+		return false
+	}
+	for _, u := range m.Mentions {
+		if u != nil && u.ID == bot {
+			return true
+		}
+	}
+	return strings.Contains(m.Content, "<@"+bot+">") || strings.Contains(m.Content, "<@!"+bot+">")
+}
+
+// cleanText is the message without the bot's mention, capped.
+func cleanText(s, bot string) string {
+	if bot != "" {
+		s = strings.ReplaceAll(s, "<@!"+bot+">", "")
+		s = strings.ReplaceAll(s, "<@"+bot+">", "")
+	}
+	return truncate(strings.TrimSpace(s), maxInbound)
+}
+
+// numeric reports whether id is a Discord snowflake: digits only.
+func numeric(id string) bool {
+	if id == "" || len(id) > 20 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
