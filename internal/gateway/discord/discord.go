@@ -67,7 +67,7 @@ type Adapter struct {
 
 	running   atomic.Bool
 	connected atomic.Bool
-	botID     atomic.Value // string, from READY
+	botID     atomic.Value  // string, from READY
 	down      chan struct{} // a disconnect happened (buffer 1)
 	events    chan any      // discordgo events, in order, for the worker
 

@@ -223,16 +223,16 @@ func (s *Server) Wait(ctx context.Context, what string, cond func(v View) bool) 
 // View is the fake's records, read inside Wait (the lock is held).
 type View struct{ s *Server }
 
-func (v View) Messages() []Message     { return v.s.messages }
-func (v View) Reactions() []Reaction   { return v.s.reactions }
-func (v View) Renames() []Rename       { return v.s.renames }
-func (v View) Threads() []ThreadStart  { return v.s.threads }
-func (v View) Callbacks() []Callback   { return v.s.callbacks }
-func (v View) Typing() []string        { return v.s.typing }
-func (v View) Identifies() int         { return len(v.s.identify) }
-func (v View) Resumes() int            { return v.s.resumes }
-func (v View) Heartbeats() int         { return v.s.beats }
-func (v View) Connected() bool         { return v.s.conn != nil }
+func (v View) Messages() []Message    { return v.s.messages }
+func (v View) Reactions() []Reaction  { return v.s.reactions }
+func (v View) Renames() []Rename      { return v.s.renames }
+func (v View) Threads() []ThreadStart { return v.s.threads }
+func (v View) Callbacks() []Callback  { return v.s.callbacks }
+func (v View) Typing() []string       { return v.s.typing }
+func (v View) Identifies() int        { return len(v.s.identify) }
+func (v View) Resumes() int           { return v.s.resumes }
+func (v View) Heartbeats() int        { return v.s.beats }
+func (v View) Connected() bool        { return v.s.conn != nil }
 func (v View) Channel(id string) (Channel, bool) {
 	c, ok := v.s.channels[id]
 	return c, ok
