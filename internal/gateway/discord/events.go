@@ -309,7 +309,8 @@ func (a *Adapter) autoThread(ctx context.Context, channelID, messageID, text str
 }
 
 func (a *Adapter) onEdit(ctx context.Context, h platform.Handler, m *discordgo.Message) {
-	if !wellFormed(m) || (m.Author != nil && m.Author.ID == a.bot()) {
+	// No author: a partial update (an embed unfurled), not an edit.
+	if !wellFormed(m) || m.Author == nil || m.Author.ID == a.bot() {
 		return
 	}
 	src, _ := a.source(ctx, m.ChannelID, m.GuildID)

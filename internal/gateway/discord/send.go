@@ -294,7 +294,10 @@ func Split(text string, limit int) []string {
 			out, r = append(out, string(r[:limit])), r[limit:]
 			continue
 		}
-		out, r = append(out, string(r[:cut])), r[cut+1:]
+		if piece := string(r[:cut]); strings.TrimSpace(piece) != "" {
+			out = append(out, piece)
+		}
+		r = r[cut+1:]
 	}
 	if strings.TrimSpace(string(r)) != "" {
 		out = append(out, string(r))
