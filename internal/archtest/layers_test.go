@@ -36,6 +36,8 @@ var tiers = map[string]int{
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
 	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
 	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
+	// Platform adapters: the seam and leaves only (gateway_test.go).
+	"internal/gateway/discord": 2,
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,

@@ -154,7 +154,7 @@ func set(ids []string) map[string]bool {
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(raw), "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("discord: platforms.discord.extra.base_url %q is not an http(s) URL with a host (e.g. http://127.0.0.1:8080)", termsafe.Line(raw))
+		return nil, fmt.Errorf("discord: platforms.discord.extra.base_url \"%s\" is not an http(s) URL with a host (e.g. http://127.0.0.1:8080)", termsafe.Line(raw))
 	}
 	return u, nil
 }

@@ -92,7 +92,7 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 		target = msg.ChatID
 	}
 	if !numeric(target) {
-		return platform.SendResult{}, fmt.Errorf("discord: send to %q: %w", termsafe.Line(target), errNotNumeric)
+		return platform.SendResult{}, fmt.Errorf("discord: send to \"%s\": %w", termsafe.Line(target), errNotNumeric)
 	}
 	components, err := buttons(msg.Buttons)
 	if err != nil {
@@ -152,7 +152,7 @@ func buttons(bs []platform.Button) ([]discordgo.MessageComponent, error) {
 	var row discordgo.ActionsRow
 	for i, b := range bs {
 		if b.Data == "" || len(b.Data) > maxButtonData {
-			return nil, fmt.Errorf("discord: button %q: its data must be 1..%d bytes (got %d)", termsafe.Line(b.Label), maxButtonData, len(b.Data))
+			return nil, fmt.Errorf("discord: button \"%s\": its data must be 1..%d bytes (got %d)", termsafe.Line(b.Label), maxButtonData, len(b.Data))
 		}
 		label := truncate(b.Label, maxButtonLabel)
 		if label == "" {
@@ -181,11 +181,11 @@ func buttonStyle(i int) discordgo.ButtonStyle {
 // limit), its buttons removed (an answered approval keeps none).
 func (a *Adapter) Edit(ctx context.Context, chatID, messageID, text string) error {
 	if !numeric(messageID) {
-		return fmt.Errorf("discord: edit message %q: %w", termsafe.Line(messageID), errNotNumeric)
+		return fmt.Errorf("discord: edit message \"%s\": %w", termsafe.Line(messageID), errNotNumeric)
 	}
 	channel := a.channelOf(messageID, chatID)
 	if !numeric(channel) {
-		return fmt.Errorf("discord: edit in channel %q: %w", termsafe.Line(channel), errNotNumeric)
+		return fmt.Errorf("discord: edit in channel \"%s\": %w", termsafe.Line(channel), errNotNumeric)
 	}
 	content := truncate(text, maxMessage)
 	none := []discordgo.MessageComponent{}
@@ -208,7 +208,7 @@ func (a *Adapter) Typing(ctx context.Context, chatID, threadID string) error {
 		target = chatID
 	}
 	if !numeric(target) {
-		return fmt.Errorf("discord: typing in %q: %w", termsafe.Line(target), errNotNumeric)
+		return fmt.Errorf("discord: typing in \"%s\": %w", termsafe.Line(target), errNotNumeric)
 	}
 	err := a.withRetry(ctx, func(o ...discordgo.RequestOption) error { return a.session.ChannelTyping(target, o...) })
 	if err != nil {

@@ -1,0 +1,44 @@
+package discord
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestOptionsFromEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    string // fmt of the options' fields that matter
+		wantErr string
+	}{
+		{name: "defaults", env: map[string]string{"DISCORD_BOT_TOKEN": "tok"},
+			want: "tok mention=true thread=true roles=[] free=[] nothread=[]"},
+		{name: "all set", env: map[string]string{"DISCORD_BOT_TOKEN": "tok", "DISCORD_REQUIRE_MENTION": "False", "DISCORD_AUTO_THREAD": "0",
+			"DISCORD_ALLOWED_ROLES": "1, 2,", "DISCORD_FREE_RESPONSE_CHANNELS": "3", "DISCORD_NO_THREAD_CHANNELS": " 4 "}},
+		{name: "bad bool", env: map[string]string{"DISCORD_REQUIRE_MENTION": "maybe"}, wantErr: `DISCORD_REQUIRE_MENTION="maybe": want true or false`},
+		{name: "bad id", env: map[string]string{"DISCORD_ALLOWED_ROLES": "1,admins"}, wantErr: `DISCORD_ALLOWED_ROLES: "admins" is not a Discord id`},
+		{name: "escapes in a bad value", env: map[string]string{"DISCORD_AUTO_THREAD": "\x1b[2J"}, wantErr: `\x1b`},
+	}
+	tests[1].want = "tok mention=false thread=false roles=[1 2] free=[3] nothread=[4]"
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := OptionsFromEnv(func(k string) string { return tt.env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("%s mention=%v thread=%v roles=%v free=%v nothread=%v", o.Token, o.RequireMention, o.AutoThread, o.AllowedRoles, o.FreeResponseChannels, o.NoThreadChannels)
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
