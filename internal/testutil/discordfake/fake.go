@@ -146,7 +146,7 @@ func (s *Server) Close() {
 	s.conn = nil
 	s.mu.Unlock()
 	if c != nil {
-		c.ws.Close()
+		_ = c.ws.Close()
 	}
 	s.srv.CloseClientConnections()
 	s.srv.Close()

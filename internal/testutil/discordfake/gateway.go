@@ -41,7 +41,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &wsConn{ws: ws}
-	defer ws.Close()
+	defer func() { _ = ws.Close() }()
 	ws.SetReadLimit(1 << 20)
 	c.op(10, map[string]any{"heartbeat_interval": s.HeartbeatInterval})
 	for {
@@ -60,7 +60,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			D  json.RawMessage `json:"d"`
 		}
 		if json.Unmarshal(b, &f) != nil {
-			ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "decode error"), time.Now().Add(time.Second))
+			_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "decode error"), time.Now().Add(time.Second))
 			return
 		}
 		switch f.Op {
@@ -87,7 +87,7 @@ func (s *Server) identifyConn(c *wsConn, d json.RawMessage) bool {
 	_ = json.Unmarshal(d, &id)
 	if tok, _ := trimBot(id.Token); tok != Token && id.Token != Token {
 		c.mu.Lock()
-		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."), time.Now().Add(time.Second))
+		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."), time.Now().Add(time.Second))
 		c.mu.Unlock()
 		return false
 	}
