@@ -60,10 +60,11 @@ type Options struct {
 
 // Adapter is one bot's connection to Discord.
 type Adapter struct {
-	opts    Options
-	log     *slog.Logger
-	now     func() time.Time
-	session *discordgo.Session
+	transport *http.Transport
+	opts      Options
+	log       *slog.Logger
+	now       func() time.Time
+	session   *discordgo.Session
 
 	running   atomic.Bool
 	connected atomic.Bool
@@ -96,13 +97,15 @@ func New(opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
+	// A transport of its own, so Run can close its idle connections.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: transport}
 	if opts.BaseURL != "" {
 		base, err := parseBaseURL(opts.BaseURL)
 		if err != nil {
 			return nil, err
 		}
-		client.Transport = rebase{base: base, next: http.DefaultTransport}
+		client.Transport = rebase{base: base, next: transport}
 	}
 	s.Client = client
 	s.Identify.Intents = Intents
@@ -118,7 +121,8 @@ func New(opts Options) (*Adapter, error) {
 	s.LogLevel = -1
 
 	a := &Adapter{
-		opts: opts, log: opts.Logger, now: opts.Now, session: s,
+		transport: transport,
+		opts:      opts, log: opts.Logger, now: opts.Now, session: s,
 		down: make(chan struct{}, 1), events: make(chan any, 512),
 		channels: map[string]channelInfo{}, botOwned: map[string]bool{}, renaming: map[string]string{},
 		where: newRing(4096), seen: newRing(4096),
@@ -213,6 +217,7 @@ func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
 	defer func() {
 		stopWork()
 		<-workerDone
+		a.transport.CloseIdleConnections()
 	}()
 
 	wait := a.opts.ReconnectMin

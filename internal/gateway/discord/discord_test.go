@@ -277,3 +277,29 @@ func TestRejectedTokenIsFatal(t *testing.T) {
 		t.Fatal("Run retried until the deadline")
 	}
 }
+
+// A session Discord no longer knows is started afresh (op 9 → IDENTIFY).
+func TestExpiredSessionIdentifiesAgain(t *testing.T) {
+	t.Parallel()
+	h := start(t, Options{})
+	h.fake.ExpireSession()
+	h.fake.Disconnect()
+	h.fake.Wait(h.ctx, "a second IDENTIFY", func(v discordfake.View) bool { return v.Identifies() == 2 && v.Connected() })
+	h.waitConnected()
+	h.marker()
+}
+
+// Run ends with its context even while Discord is unreachable.
+func TestStopWhileReconnecting(t *testing.T) {
+	t.Parallel()
+	h := start(t, Options{})
+	h.fake.Close()
+	for h.a.Connected() {
+		select {
+		case <-h.ctx.Done():
+			t.Fatal("still connected after the fake went away")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	h.stop() // fails the test if Run does not return
+}

@@ -350,6 +350,14 @@ func (s *Server) Disconnect() {
 	}
 }
 
+// ExpireSession forgets the gateway session, as Discord does after a long
+// absence: the next RESUME gets op 9 and the bot must identify afresh.
+func (s *Server) ExpireSession() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessionID = ""
+}
+
 // RequestReconnect sends op 7 (Reconnect): the bot must close and resume.
 func (s *Server) RequestReconnect() {
 	s.mu.Lock()
