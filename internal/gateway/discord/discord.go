@@ -58,6 +58,10 @@ type Options struct {
 	ReconnectMin, ReconnectMax time.Duration
 }
 
+// stableConnection is how long a connection must last for a drop to be
+// resumed at once rather than after the back-off.
+const stableConnection = 10 * time.Second
+
 // Adapter is one bot's connection to Discord.
 type Adapter struct {
 	transport *http.Transport
@@ -229,20 +233,27 @@ func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
 		}
 		switch {
 		case err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen):
-			wait = a.opts.ReconnectMin
+			up := a.now()
 			select {
 			case <-ctx.Done():
 				a.connected.Store(false)
 				_ = a.session.Close()
 				return nil
 			case <-a.down:
+			}
+			// A connection that held resumes at once; one dropped right
+			// after connecting backs off like a failed connect.
+			if a.now().Sub(up) >= stableConnection {
+				wait = a.opts.ReconnectMin
 				a.log.Info("discord: disconnected, resuming")
 				continue
 			}
+			a.log.Warn("discord: dropped right after connecting, waiting", "in", wait)
 		case fatal(err) != nil:
 			return fatal(err)
+		default:
+			a.log.Warn("discord: connect failed, retrying", "err", termsafe.Line(err.Error()), "in", wait)
 		}
-		a.log.Warn("discord: connect failed, retrying", "err", termsafe.Line(err.Error()), "in", wait)
 		select {
 		case <-ctx.Done():
 			return nil
