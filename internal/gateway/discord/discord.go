@@ -51,12 +51,27 @@ type Options struct {
 	// auto-thread.
 	FreeResponseChannels []string
 	NoThreadChannels     []string
-	Logger               *slog.Logger
-	Now                  func() time.Time
+	// IgnoredChannels are never answered; AllowedChannels, when set, are the
+	// only ones answered (DMs are not channels here). A thread follows its
+	// parent.
+	IgnoredChannels []string
+	AllowedChannels []string
+	// AllowBots is which messages of other bots are answered
+	// (DISCORD_ALLOW_BOTS): BotsNone (the zero value), BotsMentions, BotsAll.
+	AllowBots string
+	Logger    *slog.Logger
+	Now       func() time.Time
 	// ReconnectMin and ReconnectMax bound the wait between failed connects
 	// (1s and 2m when zero).
 	ReconnectMin, ReconnectMax time.Duration
 }
+
+// AllowBots values.
+const (
+	BotsNone     = ""
+	BotsMentions = "mentions"
+	BotsAll      = "all"
+)
 
 // stableConnection is how long a connection must last for a drop to be
 // resumed at once rather than after the back-off.
@@ -86,6 +101,8 @@ type Adapter struct {
 	roles    map[string]bool
 	free     map[string]bool
 	noThread map[string]bool
+	ignored  map[string]bool
+	allowed  map[string]bool
 }
 
 // New makes an Adapter; it connects when Run is called.
@@ -126,11 +143,28 @@ func New(opts Options) (*Adapter, error) {
 
 	a := &Adapter{
 		transport: transport,
-		opts:      opts, log: opts.Logger, now: opts.Now, session: s,
-		down: make(chan struct{}, 1), events: make(chan any, 512),
-		channels: map[string]channelInfo{}, botOwned: map[string]bool{}, renaming: map[string]string{},
-		where: newRing(4096), seen: newRing(4096),
-		roles: set(opts.AllowedRoles), free: set(opts.FreeResponseChannels), noThread: set(opts.NoThreadChannels),
+		opts:      opts,
+		log:       opts.Logger,
+		now:       opts.Now,
+		session:   s,
+		down:      make(chan struct{}, 1),
+		events:    make(chan any, 512),
+		channels:  map[string]channelInfo{},
+		botOwned:  map[string]bool{},
+		renaming:  map[string]string{},
+		where:     newRing(4096),
+		seen:      newRing(4096),
+		roles:     set(opts.AllowedRoles),
+		free:      set(opts.FreeResponseChannels),
+		noThread:  set(opts.NoThreadChannels),
+		ignored:   set(opts.IgnoredChannels),
+		allowed:   set(opts.AllowedChannels),
+	}
+	a.addHandlers()
+	switch opts.AllowBots {
+	case BotsNone, BotsMentions, BotsAll:
+	default:
+		return nil, fmt.Errorf("discord: allow bots \"%s\": want none, mentions or all", termsafe.Line(opts.AllowBots))
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -144,7 +178,6 @@ func New(opts Options) (*Adapter, error) {
 	if a.opts.ReconnectMax <= 0 {
 		a.opts.ReconnectMax = 2 * time.Minute
 	}
-	a.addHandlers()
 	return a, nil
 }
 

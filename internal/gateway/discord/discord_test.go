@@ -53,7 +53,21 @@ func TestMessageRouting(t *testing.T) {
 		{name: "no mention in a user's thread ignored", opts: defaultOptions(), msg: guild(userThread, "chatter")},
 		{name: "other bots ignored", opts: Options{},
 			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: otherBot, Name: "bot", Bot: true}, Content: "beep"}},
-		{name: "own messages ignored", opts: Options{},
+		{name: "other bots answered when mentioning, if allowed", opts: Options{AllowBots: BotsMentions},
+			msg:  discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: otherBot, Name: "alice", Bot: true}, Content: mention("beep"), Mentions: []string{discordfake.BotID}},
+			want: true, chat: platform.ChatDM, text: "beep", mention: true},
+		{name: "other bots without mention ignored when mentions allowed", opts: Options{AllowBots: BotsMentions},
+			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: otherBot, Name: "bot", Bot: true}, Content: "beep"}},
+		{name: "ignored channel", opts: Options{IgnoredChannels: []string{textChan}}, msg: guild(textChan, mention("x"), discordfake.BotID)},
+		{name: "thread of an ignored channel", opts: Options{IgnoredChannels: []string{textChan}}, msg: guild(userThread, mention("x"), discordfake.BotID)},
+		{name: "not an allowed channel", opts: Options{AllowedChannels: []string{"500000000000000077"}}, msg: guild(textChan, mention("x"), discordfake.BotID)},
+		{name: "allowed channels leave DMs alone", opts: Options{AllowedChannels: []string{"500000000000000077"}},
+			msg:  discordfake.MessageIn{ChannelID: dmChan, Author: alice, Content: "dm"},
+			want: true, chat: platform.ChatDM, text: "dm"},
+		{name: "thread of an allowed channel", opts: Options{AllowedChannels: []string{textChan}},
+			msg:  guild(userThread, mention("x"), discordfake.BotID),
+			want: true, chat: platform.ChatThread, text: "x", mention: true},
+		{name: "own messages ignored", opts: Options{AllowBots: BotsAll},
 			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: discordfake.BotID, Name: discordfake.BotName, Bot: true}, Content: "me"}},
 		{name: "no-thread channel answers in place", opts: Options{RequireMention: true, AutoThread: true, NoThreadChannels: []string{textChan}},
 			msg:  guild(textChan, mention("x"), discordfake.BotID),
@@ -73,7 +87,7 @@ func TestMessageRouting(t *testing.T) {
 			if ev.Kind != platform.EventMessage || ev.MessageID != id || ev.Text != tt.text || ev.Mentioned != tt.mention {
 				t.Fatalf("event = %+v; want message %s %q mentioned=%v", ev, id, tt.text, tt.mention)
 			}
-			if ev.Source.ChatType != tt.chat || ev.Source.Platform != "discord" || ev.Source.UserID != tt.msg.Author.ID || ev.Source.UserName != "alice" {
+			if ev.Source.ChatType != tt.chat || ev.Source.Platform != "discord" || ev.Source.UserID != tt.msg.Author.ID || ev.Source.UserName != "alice" || ev.Source.IsBot != tt.msg.Author.Bot {
 				t.Errorf("source = %+v", ev.Source)
 			}
 			if key := strings.ReplaceAll(tt.key, "{id}", id); key != "" {
@@ -248,6 +262,7 @@ func TestBadOptions(t *testing.T) {
 		{"base url without scheme", Options{Token: "x", BaseURL: "127.0.0.1:80"}, "base_url"},
 		{"base url ftp", Options{Token: "x", BaseURL: "ftp://h"}, "not an http(s) URL"},
 		{"base url escapes shown safely", Options{Token: "x", BaseURL: "\x1b[31m"}, `\x1b`},
+		{"allow bots", Options{Token: "x", AllowBots: "some"}, "want none, mentions or all"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -226,13 +226,19 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		return
 	}
 	bot := a.bot()
-	if m.Author.ID == bot || m.Author.Bot || !a.firstTime(m.ID) {
+	if m.Author.ID == bot || !a.firstTime(m.ID) {
+		return
+	}
+	mentioned := mentionsBot(m, bot)
+	if m.Author.Bot && (a.opts.AllowBots == BotsNone || (a.opts.AllowBots == BotsMentions && !mentioned)) {
 		return
 	}
 	a.remember(m.ID, m.ChannelID)
 	src, ch := a.source(ctx, m.ChannelID, m.GuildID)
+	if m.GuildID != "" && !a.channelAllowed(ch) {
+		return
+	}
 	a.withUser(&src, m.Author)
-	mentioned := mentionsBot(m, bot)
 	text := cleanText(m.Content, bot)
 	if m.GuildID != "" {
 		src.RoleAuthorized = m.Member != nil && a.anyRole(m.Member.Roles)
@@ -253,6 +259,30 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		ev.ReplyTo = m.MessageReference.MessageID
 	}
 	h(ctx, ev)
+}
+
+// channelAllowed applies DISCORD_IGNORED_CHANNELS and, when set,
+// DISCORD_ALLOWED_CHANNELS to a guild channel; a thread is judged as itself
+// and as its parent.
+func (a *Adapter) channelAllowed(ch channelInfo) bool {
+	ids := []string{ch.id}
+	if ch.thread() && ch.parent != "" {
+		ids = append(ids, ch.parent)
+	}
+	for _, id := range ids {
+		if a.ignored[id] {
+			return false
+		}
+	}
+	if len(a.allowed) == 0 {
+		return true
+	}
+	for _, id := range ids {
+		if a.allowed[id] {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Adapter) when(t time.Time) time.Time {

@@ -10,8 +10,10 @@ import (
 // OptionsFromEnv reads upstream's DISCORD_* settings through env (a lookup
 // of ~/.hermes/.env and the environment): DISCORD_BOT_TOKEN,
 // DISCORD_REQUIRE_MENTION and DISCORD_AUTO_THREAD (both default true),
-// DISCORD_ALLOWED_ROLES, DISCORD_FREE_RESPONSE_CHANNELS and
-// DISCORD_NO_THREAD_CHANNELS (comma-separated ids). BaseURL, Logger and Now
+// DISCORD_ALLOW_BOTS (none, mentions or all; default none), and the
+// comma-separated ids of DISCORD_ALLOWED_ROLES, DISCORD_FREE_RESPONSE_CHANNELS,
+// DISCORD_NO_THREAD_CHANNELS, DISCORD_IGNORED_CHANNELS and
+// DISCORD_ALLOWED_CHANNELS. BaseURL, Logger and Now
 // are the caller's to fill in.
 func OptionsFromEnv(env func(string) string) (Options, error) {
 	o := Options{Token: env("DISCORD_BOT_TOKEN")}
@@ -22,10 +24,20 @@ func OptionsFromEnv(env func(string) string) (Options, error) {
 	if o.AutoThread, err = envBool(env, "DISCORD_AUTO_THREAD", true); err != nil {
 		return Options{}, err
 	}
+	switch v := strings.ToLower(strings.TrimSpace(env("DISCORD_ALLOW_BOTS"))); v {
+	case "", "none":
+		o.AllowBots = BotsNone
+	case BotsMentions, BotsAll:
+		o.AllowBots = v
+	default:
+		return Options{}, fmt.Errorf("DISCORD_ALLOW_BOTS=\"%s\": want none, mentions or all", termsafe.Line(env("DISCORD_ALLOW_BOTS")))
+	}
 	for name, dst := range map[string]*[]string{
 		"DISCORD_ALLOWED_ROLES":          &o.AllowedRoles,
 		"DISCORD_FREE_RESPONSE_CHANNELS": &o.FreeResponseChannels,
 		"DISCORD_NO_THREAD_CHANNELS":     &o.NoThreadChannels,
+		"DISCORD_IGNORED_CHANNELS":       &o.IgnoredChannels,
+		"DISCORD_ALLOWED_CHANNELS":       &o.AllowedChannels,
 	} {
 		if *dst, err = envIDs(env, name); err != nil {
 			return Options{}, err
