@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -317,4 +318,31 @@ func TestStopWhileReconnecting(t *testing.T) {
 		}
 	}
 	h.stop() // fails the test if Run does not return
+}
+
+// Events reach the handler in the order Discord sent them, across channels
+// and with channel look-ups in between.
+func TestOrderKept(t *testing.T) {
+	t.Parallel()
+	h := start(t, Options{})
+	chans := []string{dmChan}
+	for i := range 3 {
+		id := fmt.Sprintf("50000000000000010%d", i)
+		h.fake.AddChannel(discordfake.Channel{ID: id, Type: discordfake.ChannelGuildText, GuildID: guildID, Name: "c" + id})
+		chans = append(chans, id)
+	}
+	var want []string
+	for i := range 200 {
+		c := chans[i%len(chans)]
+		g := guildID
+		if c == dmChan {
+			g = ""
+		}
+		want = append(want, h.fake.MessageCreate(discordfake.MessageIn{ChannelID: c, GuildID: g, Author: alice, Content: fmt.Sprint(i)}))
+	}
+	for i, id := range want {
+		if ev := h.next(); ev.MessageID != id || ev.Text != fmt.Sprint(i) {
+			t.Fatalf("event %d = %s %q, want %s", i, ev.MessageID, ev.Text, id)
+		}
+	}
 }
