@@ -346,3 +346,42 @@ func TestOrderKept(t *testing.T) {
 		}
 	}
 }
+
+// A connection whose heartbeats go unanswered is left for a new one, which
+// resumes the session.
+func TestZombieConnectionResumed(t *testing.T) {
+	t.Parallel()
+	h := startWith(t, Options{}, func(f *discordfake.Server) { f.HeartbeatInterval = 100 })
+	h.fake.MuteHeartbeats(true)
+	h.fake.Wait(h.ctx, "the bot to leave the silent connection", func(v discordfake.View) bool { return !v.Connected() })
+	h.fake.MuteHeartbeats(false)
+	id := h.dm("while away")
+	h.fake.Wait(h.ctx, "the bot to resume", func(v discordfake.View) bool { return v.Resumes() == 1 && v.Connected() })
+	if ev := h.next(); ev.MessageID != id {
+		t.Fatalf("event = %+v, want the message sent while away", ev)
+	}
+	h.marker()
+}
+
+// Sends from many sessions at once (the runner's turns run concurrently).
+func TestConcurrentSends(t *testing.T) {
+	t.Parallel()
+	h := start(t, Options{})
+	errs := make(chan error, 20)
+	for i := range 20 {
+		go func() {
+			_, err := h.a.Send(h.ctx, platform.Outbound{ChatID: dmChan, Text: fmt.Sprint("answer ", i)})
+			errs <- err
+		}()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	h.fake.Snapshot(func(v discordfake.View) {
+		if n := len(v.Messages()); n != 20 {
+			t.Errorf("%d messages arrived, want 20", n)
+		}
+	})
+}

@@ -45,11 +45,20 @@ func defaultOptions() Options {
 // fake and waits for READY.
 func start(t *testing.T, opts Options) *harness {
 	t.Helper()
+	return startWith(t, opts, nil)
+}
+
+// startWith is start with setup run on the fake before the bot connects.
+func startWith(t *testing.T, opts Options, setup func(*discordfake.Server)) *harness {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	fake := discordfake.New(t)
 	fake.AddChannel(discordfake.Channel{ID: textChan, Type: discordfake.ChannelGuildText, GuildID: guildID, Name: "general"})
 	fake.AddChannel(discordfake.Channel{ID: dmChan, Type: discordfake.ChannelDM})
+	if setup != nil {
+		setup(fake)
+	}
 	h := &harness{t: t, ctx: ctx, fake: fake, events: make(chan platform.Event, 256), logs: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	if opts.Token == "" {
 		opts.Token = discordfake.Token

@@ -106,6 +106,7 @@ type Server struct {
 	limits    map[string][]time.Duration // route → retry_after answers still to give
 	attempts  map[string][]time.Time     // route → when each request arrived
 	overlap   int                        // events a RESUME replays again beyond the client's seq
+	mute      bool                       // heartbeats go unacknowledged (a zombie connection)
 }
 
 type frame struct {
@@ -356,6 +357,14 @@ func (s *Server) ExpireSession() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessionID = ""
+}
+
+// MuteHeartbeats stops (or resumes) acknowledging heartbeats: the bot must
+// notice the connection is dead and resume on a new one.
+func (s *Server) MuteHeartbeats(mute bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mute = mute
 }
 
 // RequestReconnect sends op 7 (Reconnect): the bot must close and resume.

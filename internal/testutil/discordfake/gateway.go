@@ -67,9 +67,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		case 1: // heartbeat
 			s.mu.Lock()
 			s.beats++
+			mute := s.mute
 			s.notifyLocked()
 			s.mu.Unlock()
-			c.op(11, nil)
+			if !mute {
+				c.op(11, nil)
+			}
 		case 2:
 			if !s.identifyConn(c, f.D) {
 				return
