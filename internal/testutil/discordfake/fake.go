@@ -80,7 +80,7 @@ type Callback struct {
 
 // Server is the fake. Create it with New; it stops when the test ends.
 type Server struct {
-	t   testing.TB
+	fail func(format string, args ...any) // a test's Fatalf
 	srv *httptest.Server
 	up  websocket.Upgrader
 
@@ -116,11 +116,23 @@ type frame struct {
 	Type string          `json:"t,omitempty"`
 }
 
-// New starts a fake Discord on loopback.
+// New starts a fake Discord on loopback for t; it stops when t ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	s := Start(func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf(format, args...)
+	})
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake Discord on loopback outside a testing.TB (a
+// testscript's setup, say); fail reports the fake's errors (Wait's
+// timeouts); the caller must Close it.
+func Start(fail func(format string, args ...any)) *Server {
 	s := &Server{
-		t:                 t,
+		fail:              fail,
 		HeartbeatInterval: 41250,
 		changed:           make(chan struct{}),
 		channels:          map[string]Channel{},
@@ -133,7 +145,6 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("/gateway/", s.serveGateway) // discordgo adds a trailing slash
 	mux.HandleFunc("/api/v9/", s.serveREST)
 	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -204,7 +215,6 @@ func (s *Server) notifyLocked() {
 // Wait blocks until cond (called under the fake's lock, with the fake) holds
 // or ctx ends; it fails the test on timeout, naming what.
 func (s *Server) Wait(ctx context.Context, what string, cond func(v View) bool) {
-	s.t.Helper()
 	for {
 		s.mu.Lock()
 		ok := cond(View{s})
@@ -216,7 +226,8 @@ func (s *Server) Wait(ctx context.Context, what string, cond func(v View) bool) 
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			s.t.Fatalf("discordfake: timed out waiting for %s", what)
+			s.fail("discordfake: timed out waiting for %s", what)
+			return
 		}
 	}
 }
@@ -311,7 +322,8 @@ func nonNil(s []string) []string {
 func (s *Server) Dispatch(typ string, d any) int64 {
 	raw, err := json.Marshal(d)
 	if err != nil {
-		s.t.Fatalf("discordfake: %s payload: %v", typ, err)
+		s.fail("discordfake: %s payload: %v", typ, err)
+		return 0
 	}
 	return s.DispatchRaw(typ, raw)
 }
