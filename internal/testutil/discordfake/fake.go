@@ -81,8 +81,8 @@ type Callback struct {
 // Server is the fake. Create it with New; it stops when the test ends.
 type Server struct {
 	fail func(format string, args ...any) // a test's Fatalf
-	srv *httptest.Server
-	up  websocket.Upgrader
+	srv  *httptest.Server
+	up   websocket.Upgrader
 
 	// HeartbeatInterval is what HELLO announces (ms); set before the bot connects.
 	HeartbeatInterval int
