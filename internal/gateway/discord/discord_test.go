@@ -275,22 +275,45 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
-// A rejected token ends Run with what to fix instead of retrying forever.
-func TestRejectedTokenIsFatal(t *testing.T) {
+// What retrying cannot fix ends Run with what to do, instead of retrying
+// forever.
+func TestFatalConnectErrors(t *testing.T) {
 	t.Parallel()
-	fake := discordfake.New(t)
-	a, err := New(Options{Token: "wrong", BaseURL: fake.URL()})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		token string
+		base  string // "" = the fake
+		close int    // the fake's answer to IDENTIFY
+		want  string
+	}{
+		{name: "token refused by REST", token: "wrong", want: "rejected (401): check DISCORD_BOT_TOKEN"},
+		{name: "token refused by the gateway", close: 4004, want: "(4004): check DISCORD_BOT_TOKEN"},
+		{name: "intents not enabled", close: 4014, want: "enable the Message Content and Server Members intents"},
+		{name: "base url is not Discord", base: "/nowhere", want: "check platforms.discord.extra.base_url"},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	err = a.Run(ctx, func(context.Context, platform.Event) {})
-	if err == nil || !strings.Contains(err.Error(), "DISCORD_BOT_TOKEN") {
-		t.Fatalf("Run = %v, want the token named", err)
-	}
-	if ctx.Err() != nil {
-		t.Fatal("Run retried until the deadline")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := discordfake.New(t)
+			fake.RefuseIdentify(tt.close)
+			token := tt.token
+			if token == "" {
+				token = discordfake.Token
+			}
+			a, err := New(Options{Token: token, BaseURL: fake.URL() + tt.base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err = a.Run(ctx, func(context.Context, platform.Event) {})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Run = %v, want %q", err, tt.want)
+			}
+			if ctx.Err() != nil {
+				t.Fatal("Run retried until the deadline")
+			}
+		})
 	}
 }
 

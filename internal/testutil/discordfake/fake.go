@@ -107,6 +107,7 @@ type Server struct {
 	attempts  map[string][]time.Time     // route → when each request arrived
 	overlap   int                        // events a RESUME replays again beyond the client's seq
 	mute      bool                       // heartbeats go unacknowledged (a zombie connection)
+	refuse    int                        // close code IDENTIFY is answered with, 0 = READY
 }
 
 type frame struct {
@@ -369,6 +370,14 @@ func (s *Server) ExpireSession() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessionID = ""
+}
+
+// RefuseIdentify makes IDENTIFY answered by closing with code (4014:
+// disallowed intents, 4004: bad token); 0 answers READY again.
+func (s *Server) RefuseIdentify(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = code
 }
 
 // MuteHeartbeats stops (or resumes) acknowledging heartbeats: the bot must

@@ -88,9 +88,15 @@ func (s *Server) identifyConn(c *wsConn, d json.RawMessage) bool {
 		Token string `json:"token"`
 	}
 	_ = json.Unmarshal(d, &id)
+	s.mu.Lock()
+	code := s.refuse
+	s.mu.Unlock()
 	if tok, _ := trimBot(id.Token); tok != Token && id.Token != Token {
+		code = 4004
+	}
+	if code != 0 {
 		c.mu.Lock()
-		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."), time.Now().Add(time.Second))
+		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, "refused"), time.Now().Add(time.Second))
 		c.mu.Unlock()
 		return false
 	}
