@@ -11,7 +11,10 @@ import (
 	"github.com/hermes-go/hermes/internal/testutil/discordfake"
 )
 
-const userThread = "500000000000000030" // a thread alice opened in #general
+const (
+	userThread = "500000000000000030" // a thread alice opened in #general
+	category   = "500000000000000040" // #general's category
+)
 
 // Which messages become events, with what source and session key.
 func TestMessageRouting(t *testing.T) {
@@ -48,6 +51,10 @@ func TestMessageRouting(t *testing.T) {
 			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "chatter"},
 		{name: "free-response channel", opts: Options{RequireMention: true, FreeResponseChannels: []string{textChan}},
 			msg: guild(textChan, "chatter"), want: true, chat: platform.ChatGroup, text: "chatter"},
+		{name: "thread of a free-response channel", opts: Options{RequireMention: true, FreeResponseChannels: []string{textChan}},
+			msg: guild(userThread, "chatter"), want: true, chat: platform.ChatThread, text: "chatter"},
+		{name: "a free-response category does not free its channels", opts: Options{RequireMention: true, FreeResponseChannels: []string{category}},
+			msg: guild(textChan, "chatter")},
 		{name: "mention in a user's thread is the thread's session", opts: defaultOptions(),
 			msg:  guild(userThread, mention("in thread"), discordfake.BotID),
 			want: true, chat: platform.ChatThread, key: "agent:main:discord:thread:" + textChan + ":" + userThread, text: "in thread", mention: true},

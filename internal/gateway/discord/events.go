@@ -243,7 +243,8 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 	if m.GuildID != "" {
 		src.RoleAuthorized = m.Member != nil && a.anyRole(m.Member.Roles)
 		a.mu.Lock()
-		answerFree := a.free[m.ChannelID] || (ch.parent != "" && a.free[ch.parent]) || (ch.thread() && a.botOwned[ch.id])
+		// A text channel's parent is its category: only a thread inherits.
+		answerFree := a.free[m.ChannelID] || (ch.thread() && (a.free[ch.parent] || a.botOwned[ch.id]))
 		a.mu.Unlock()
 		if a.opts.RequireMention && !mentioned && !answerFree {
 			return

@@ -54,7 +54,7 @@ func startWith(t *testing.T, opts Options, setup func(*discordfake.Server)) *har
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	fake := discordfake.New(t)
-	fake.AddChannel(discordfake.Channel{ID: textChan, Type: discordfake.ChannelGuildText, GuildID: guildID, Name: "general"})
+	fake.AddChannel(discordfake.Channel{ID: textChan, Type: discordfake.ChannelGuildText, GuildID: guildID, Name: "general", ParentID: category})
 	fake.AddChannel(discordfake.Channel{ID: dmChan, Type: discordfake.ChannelDM})
 	if setup != nil {
 		setup(fake)
