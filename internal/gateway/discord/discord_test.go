@@ -14,6 +14,7 @@ import (
 const (
 	userThread = "500000000000000030" // a thread alice opened in #general
 	category   = "500000000000000040" // #general's category
+	newsChan   = "500000000000000050" // where the fake opens no threads
 )
 
 // Which messages become events, with what source and session key.
@@ -32,6 +33,7 @@ func TestMessageRouting(t *testing.T) {
 		text    string
 		thread  bool // an auto-thread was opened on the message
 		mention bool
+		role    bool // Source.RoleAuthorized
 	}{
 		{name: "dm always answered", opts: defaultOptions(),
 			msg:  discordfake.MessageIn{ChannelID: dmChan, Author: alice, Content: "hello"},
@@ -77,6 +79,15 @@ func TestMessageRouting(t *testing.T) {
 			want: true, chat: platform.ChatThread, text: "x", mention: true},
 		{name: "own messages ignored", opts: Options{AllowBots: BotsAll},
 			msg: discordfake.MessageIn{ChannelID: dmChan, Author: discordfake.Author{ID: discordfake.BotID, Name: discordfake.BotName, Bot: true}, Content: "me"}},
+		{name: "an allowed role authorises", opts: Options{AllowedRoles: []string{"42", "43"}},
+			msg:  discordfake.MessageIn{ChannelID: textChan, GuildID: guildID, Author: alice, Content: "hi", Roles: []string{"7", "43"}},
+			want: true, chat: platform.ChatGroup, text: "hi", role: true},
+		{name: "other roles do not", opts: Options{AllowedRoles: []string{"42"}},
+			msg:  discordfake.MessageIn{ChannelID: textChan, GuildID: guildID, Author: alice, Content: "hi", Roles: []string{"7"}},
+			want: true, chat: platform.ChatGroup, text: "hi"},
+		{name: "thread refused: answered in the channel", opts: defaultOptions(),
+			msg:  guild(newsChan, mention("news"), discordfake.BotID),
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + newsChan + ":" + userID, text: "news", mention: true},
 		{name: "no-thread channel answers in place", opts: Options{RequireMention: true, AutoThread: true, NoThreadChannels: []string{textChan}},
 			msg:  guild(textChan, mention("x"), discordfake.BotID),
 			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "x", mention: true},
@@ -85,6 +96,7 @@ func TestMessageRouting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := start(t, tt.opts)
+			h.fake.AddChannel(discordfake.Channel{ID: newsChan, Type: discordfake.ChannelGuildNews, GuildID: guildID, Name: "news"})
 			h.fake.AddChannel(discordfake.Channel{ID: userThread, Type: discordfake.ChannelPublicThread, GuildID: guildID, Name: "alice's", ParentID: textChan, OwnerID: userID})
 			id := h.fake.MessageCreate(tt.msg)
 			if !tt.want {
@@ -94,6 +106,9 @@ func TestMessageRouting(t *testing.T) {
 			ev := h.next()
 			if ev.Kind != platform.EventMessage || ev.MessageID != id || ev.Text != tt.text || ev.Mentioned != tt.mention {
 				t.Fatalf("event = %+v; want message %s %q mentioned=%v", ev, id, tt.text, tt.mention)
+			}
+			if ev.Source.RoleAuthorized != tt.role {
+				t.Errorf("role authorised = %v, want %v", ev.Source.RoleAuthorized, tt.role)
 			}
 			if ev.Source.ChatType != tt.chat || ev.Source.Platform != "discord" || ev.Source.UserID != tt.msg.Author.ID || ev.Source.UserName != "alice" || ev.Source.IsBot != tt.msg.Author.Bot {
 				t.Errorf("source = %+v", ev.Source)

@@ -34,6 +34,7 @@ const (
 const (
 	ChannelGuildText    = 0
 	ChannelDM           = 1
+	ChannelGuildNews    = 5 // the fake opens no threads here
 	ChannelPublicThread = 11
 )
 
