@@ -59,8 +59,11 @@ type Options struct {
 	// AllowBots is which messages of other bots are answered
 	// (DISCORD_ALLOW_BOTS): BotsNone (the zero value), BotsMentions, BotsAll.
 	AllowBots string
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// ReplyToMode is which pieces of an answer reply to the user's message
+	// (DISCORD_REPLY_TO_MODE): ReplyFirst (the zero value), ReplyAll, ReplyOff.
+	ReplyToMode string
+	Logger      *slog.Logger
+	Now         func() time.Time
 	// ReconnectMin and ReconnectMax bound the wait between failed connects
 	// (1s and 2m when zero).
 	ReconnectMin, ReconnectMax time.Duration
@@ -71,6 +74,13 @@ const (
 	BotsNone     = ""
 	BotsMentions = "mentions"
 	BotsAll      = "all"
+)
+
+// ReplyToMode values.
+const (
+	ReplyFirst = ""
+	ReplyAll   = "all"
+	ReplyOff   = "off"
 )
 
 // stableConnection is how long a connection must last for a drop to be
@@ -165,6 +175,11 @@ func New(opts Options) (*Adapter, error) {
 	case BotsNone, BotsMentions, BotsAll:
 	default:
 		return nil, fmt.Errorf("discord: allow bots \"%s\": want none, mentions or all", termsafe.Line(opts.AllowBots))
+	}
+	switch opts.ReplyToMode {
+	case ReplyFirst, ReplyAll, ReplyOff:
+	default:
+		return nil, fmt.Errorf("discord: reply-to mode \"%s\": want off, first or all", termsafe.Line(opts.ReplyToMode))
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

@@ -286,6 +286,7 @@ func TestBadOptions(t *testing.T) {
 		{"base url ftp", Options{Token: "x", BaseURL: "ftp://h"}, "not an http(s) URL"},
 		{"base url escapes shown safely", Options{Token: "x", BaseURL: "\x1b[31m"}, `\x1b`},
 		{"allow bots", Options{Token: "x", AllowBots: "some"}, "want none, mentions or all"},
+		{"reply mode", Options{Token: "x", ReplyToMode: "first!"}, "want off, first or all"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

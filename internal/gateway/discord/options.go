@@ -10,7 +10,8 @@ import (
 // OptionsFromEnv reads upstream's DISCORD_* settings through env (a lookup
 // of ~/.hermes/.env and the environment): DISCORD_BOT_TOKEN,
 // DISCORD_REQUIRE_MENTION and DISCORD_AUTO_THREAD (both default true),
-// DISCORD_ALLOW_BOTS (none, mentions or all; default none), and the
+// DISCORD_ALLOW_BOTS (none, mentions or all; default none),
+// DISCORD_REPLY_TO_MODE (off, first or all; default first), and the
 // comma-separated ids of DISCORD_ALLOWED_ROLES, DISCORD_FREE_RESPONSE_CHANNELS,
 // DISCORD_NO_THREAD_CHANNELS, DISCORD_IGNORED_CHANNELS and
 // DISCORD_ALLOWED_CHANNELS. BaseURL, Logger and Now
@@ -31,6 +32,14 @@ func OptionsFromEnv(env func(string) string) (Options, error) {
 		o.AllowBots = v
 	default:
 		return Options{}, fmt.Errorf("DISCORD_ALLOW_BOTS=\"%s\": want none, mentions or all", termsafe.Line(env("DISCORD_ALLOW_BOTS")))
+	}
+	switch v := strings.ToLower(strings.TrimSpace(env("DISCORD_REPLY_TO_MODE"))); v {
+	case "", "first":
+		o.ReplyToMode = ReplyFirst
+	case ReplyAll, ReplyOff:
+		o.ReplyToMode = v
+	default:
+		return Options{}, fmt.Errorf("DISCORD_REPLY_TO_MODE=\"%s\": want off, first or all", termsafe.Line(env("DISCORD_REPLY_TO_MODE")))
 	}
 	for name, dst := range map[string]*[]string{
 		"DISCORD_ALLOWED_ROLES":          &o.AllowedRoles,

@@ -84,7 +84,7 @@ func (a *Adapter) channelOf(messageID, fallback string) string {
 
 // Send implements platform.Adapter: the text in as many messages as
 // Discord's 2000-character limit needs (split at line, then word, breaks),
-// the reply reference on the first, the buttons on the last. Mentions in
+// the reply reference as ReplyToMode says, the buttons on the last. Mentions in
 // the text never ping anyone. The result names the last message.
 func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.SendResult, error) {
 	target := msg.ThreadID
@@ -108,7 +108,7 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 	var last *discordgo.Message
 	for i, chunk := range chunks {
 		data := &discordgo.MessageSend{Content: chunk, AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}}
-		if i == 0 && msg.ReplyTo != "" && numeric(msg.ReplyTo) {
+		if a.replies(i) && msg.ReplyTo != "" && numeric(msg.ReplyTo) {
 			no := false
 			data.Reference = &discordgo.MessageReference{MessageID: msg.ReplyTo, ChannelID: target, FailIfNotExists: &no}
 		}
@@ -129,6 +129,17 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 		a.remember(last.ID, target)
 	}
 	return platform.SendResult{MessageID: last.ID}, nil
+}
+
+// replies reports whether piece i of an answer carries the reply reference.
+func (a *Adapter) replies(i int) bool {
+	switch a.opts.ReplyToMode {
+	case ReplyOff:
+		return false
+	case ReplyAll:
+		return true
+	}
+	return i == 0
 }
 
 // retryable: the request may succeed later (a network failure, a 5xx).

@@ -109,6 +109,34 @@ func TestSendSplitsAtTheLimit(t *testing.T) {
 	}
 }
 
+// DISCORD_REPLY_TO_MODE: which pieces of a long answer reply to the user.
+func TestReplyToMode(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("x", 2000) + "\n" + strings.Repeat("y", 10)
+	tests := []struct {
+		mode string
+		want string // reply or not, per piece
+	}{{ReplyFirst, "[true false]"}, {ReplyAll, "[true true]"}, {ReplyOff, "[false false]"}}
+	for _, tt := range tests {
+		t.Run("mode "+tt.mode, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, Options{ReplyToMode: tt.mode})
+			if _, err := h.a.Send(h.ctx, platform.Outbound{ChatID: dmChan, Text: text, ReplyTo: "700000000000000009"}); err != nil {
+				t.Fatal(err)
+			}
+			var got []bool
+			h.fake.Snapshot(func(v discordfake.View) {
+				for _, m := range v.Messages() {
+					got = append(got, m.ReplyTo == "700000000000000009")
+				}
+			})
+			if fmt.Sprint(got) != tt.want {
+				t.Errorf("replies = %v, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestSendRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	h := start(t, Options{})
