@@ -22,7 +22,7 @@ const (
 	idShellUnparsed  = "shell_parse_error"
 	maxShellDepth    = 4       // `bash -c "sh -c '…'"` nesting followed
 	maxShellBytes    = 1 << 20 // a bigger script is left to the line rules
-	maxShellFindings = 32 // per file: a generated script cannot flood the report
+	maxShellFindings = 32      // per file: a generated script cannot flood the report
 )
 
 // shellFinding is one thing the parsed script does, before it becomes a Finding.
@@ -203,8 +203,10 @@ var (
 	pyExec      = regexp.MustCompile(`dup2|pty\.spawn|subprocess|os\.system|os\.exec|/bin/\w*sh`)
 )
 
-func isShell(name string) bool  { return shellNames[name] }
-func isInterp(name string) bool { return isShell(name) || interpRe.MatchString(name) || name == "eval" || name == "source" || name == "." }
+func isShell(name string) bool { return shellNames[name] }
+func isInterp(name string) bool {
+	return isShell(name) || interpRe.MatchString(name) || name == "eval" || name == "source" || name == "."
+}
 
 // localOnly: a port probe (nc -z) or a connection to this machine only.
 func localOnly(args []string) bool {

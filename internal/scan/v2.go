@@ -185,7 +185,7 @@ func (v *v2File) shellScript(binary bool) []Finding {
 	out := v.toFindings(sf, false)
 	if err != nil {
 		out = append(out, Finding{PatternID: idShellUnparsed, Severity: sevMedium, Category: "structural", File: v.rel,
-			Match: cutMatch([]byte(err.Error())),
+			Match:       cutMatch([]byte(err.Error())),
 			Description: "script does not parse as bash (" + err.Error() + "); it was judged by the line rules and line by line"})
 	}
 	return out
