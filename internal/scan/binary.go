@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+	"encoding/binary"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -39,7 +41,53 @@ func (fsc *fileScanner) scanOther(rel string, data []byte) []Finding {
 	}
 	fsc.binary = true
 	defer func() { fsc.binary = false }()
+	if strings.HasSuffix(rel, ".pyc") || strings.HasSuffix(rel, ".pyo") {
+		if s := marshalStrings(data); len(s) > 0 {
+			return fsc.scanData(rel, s)
+		}
+	}
 	return fsc.scanData(rel, printableStrings(data, minStringRun))
+}
+
+// marshalStrings are the string constants of Python bytecode, one per line. Plain
+// printable runs would glue each string to its marshal header ("z'nc -e …": type
+// byte, then a length byte that is itself printable), so the headers are read.
+func marshalStrings(data []byte) []byte {
+	var out []byte
+	for i := 0; i+1 < len(data); i++ {
+		var n, hdr int
+		switch data[i] &^ 0x80 { // FLAG_REF
+		case 'z', 'Z': // short ASCII (interned): one length byte
+			n, hdr = int(data[i+1]), 2
+		case 'a', 'A', 'u', 't', 's': // ASCII, unicode, interned, bytes: four length bytes
+			if i+5 > len(data) {
+				continue
+			}
+			n, hdr = int(binary.LittleEndian.Uint32(data[i+1:])), 5
+		default:
+			continue
+		}
+		if n < minStringRun || i+hdr+n > len(data) || n > 1<<20 {
+			continue
+		}
+		s := data[i+hdr : i+hdr+n]
+		if !printableText(s) {
+			continue
+		}
+		out = append(out, bytes.ReplaceAll(s, []byte("\n"), []byte("\n"))...)
+		out = append(out, '\n')
+		i += hdr + n - 1
+	}
+	return out
+}
+
+func printableText(s []byte) bool {
+	for _, c := range s {
+		if c != '\t' && c != '\n' && (c < 0x20 || c >= 0x7f) {
+			return false
+		}
+	}
+	return true
 }
 
 // printableStrings is strings(1): runs of at least min printable ASCII bytes (tab
