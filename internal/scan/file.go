@@ -226,7 +226,8 @@ type fileState struct {
 	mainBody map[int]bool
 	fences   *fenceTracker
 	sig      signalState
-	hints    uint8 // hint bits of v2.go seen anywhere in the file
+	hints    uint8           // hint bits of v2.go seen anywhere in the file
+	hintAt   [numHints][]int // the lines holding each kind of hint (capped)
 }
 
 func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
@@ -327,7 +328,7 @@ func (st *fileState) onHit(start, end, lit int) {
 			}
 			st.evalRule(st.eng.rules[t.idx], start, end)
 		case kHint:
-			st.hints |= 1 << t.idx
+			st.onHint(t.idx)
 		case kSignal:
 			if !st.docLine {
 				st.sig.onSignal(st, t.idx, start, lit)

@@ -44,13 +44,21 @@ type shellAnalysis struct {
 // lineBase is added to the parser's line numbers. A parse failure is returned so the
 // caller can report it; the text is still judged line by line.
 func analyzeShell(src string, lineBase int) ([]shellFinding, error) {
-	a := &shellAnalysis{base: lineBase, seen: map[string]bool{}}
+	a := newShellAnalysis()
+	a.base = lineBase
 	err := a.add(src, 0, 0)
+	return a.finish(), err
+}
+
+func newShellAnalysis() *shellAnalysis { return &shellAnalysis{seen: map[string]bool{}} }
+
+// finish draws the conclusions that need the whole text and returns the findings.
+func (a *shellAnalysis) finish() []shellFinding {
 	if a.fifo && len(a.netTool) > 0 {
 		a.emit(idShellReverse, sevCritical, "network",
 			"named pipe (mkfifo) wired to a network tool: a shell served over the network", a.netTool[0], "mkfifo … | nc …")
 	}
-	return a.out, err
+	return a.out
 }
 
 // add parses src; line is where src starts inside the outer text (0 for the top).

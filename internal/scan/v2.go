@@ -45,7 +45,20 @@ var hintLits = [numHints][]string{
 		"| source", "| .", "<(curl", "<(wget", "$(curl", "$(wget", "`curl", "`wget", "bash -i", "sh -i", "pty.spawn",
 		"dup2", "eval "},
 	hintNative: {"cdll", "ctypes", "dlopen", "loadlibrary", "pydll", "windll"},
-	hintRef:    {".sh", ".bash", ".so", ".dylib", ".dll", ".bin"},
+	hintRef:    refHints(),
+}
+
+// refHints: a file name ending in a script or library extension, followed by the
+// end of a literal or word. Bare ".so" or ".sh" would hit .sort( and .shape in most
+// code and make every file pay for the reference pass.
+func refHints() []string {
+	var out []string
+	for _, ext := range []string{".sh", ".bash", ".so", ".dylib", ".dll", ".bin", ".pyc"} {
+		for _, end := range []string{`"`, `'`, "`", " ", "\n", ")", ",", ";"} {
+			out = append(out, ext+end)
+		}
+	}
+	return append(out, ".so.")
 }
 
 var (
@@ -55,6 +68,22 @@ var (
 	nativeLoad = lazyre.New(`(?:\bCDLL|\bPyDLL|\bWinDLL|\bcdll\.LoadLibrary|\bcdll\.[A-Za-z_]\w*|\bdlopen|\bLoadLibrary\w*)\s*\(`)
 	fileRef    = lazyre.New(`([A-Za-z0-9_.+-]+\.(?:sh|bash|so(?:\.\d+)*|dylib|dll|bin|pyc))\b`)
 )
+
+// maxHintLines bounds the lines per hint kind a file's extra passes look at.
+const maxHintLines = 512
+
+// smallScript: a script up to this size is parsed whole (statements over many
+// lines, a mkfifo far from its nc); a bigger one only at its hinted lines, so a
+// large generated script costs its lines of interest, not a full parse.
+const smallScript = 16 << 10
+
+func (st *fileState) onHint(kind int) {
+	st.hints |= 1 << kind
+	at := st.hintAt[kind]
+	if n := len(at); (n == 0 || at[n-1] != st.lineNo) && n < maxHintLines {
+		st.hintAt[kind] = append(at, st.lineNo)
+	}
+}
 
 // refine is scanData's last step for one file.
 func (fsc *fileScanner) refine(st *fileState, out []Finding) []Finding {
@@ -176,10 +205,20 @@ func (v *v2File) shellScript(binary bool) []Finding {
 		for _, l := range strings.Split(string(v.data), "\n") {
 			if shellSuspect(l) {
 				sf, _ := analyzeShell(l, 0)
+				for k := range sf {
+					sf[k].text = l // the whole string says more than the one word judged
+				}
 				out = append(out, sf...)
 			}
 		}
 		return v.toFindings(out, true)
+	}
+	if len(v.data) > smallScript {
+		a := newShellAnalysis()
+		for _, n := range v.st.hintAt[hintShell] {
+			_ = a.add(string(v.line(n)), 0, n-1)
+		}
+		return v.toFindings(a.finish(), false)
 	}
 	sf, err := analyzeShell(string(v.data), 0)
 	out := v.toFindings(sf, false)
@@ -207,8 +246,7 @@ func shellSuspect(s string) bool {
 // program: os.system("…"), subprocess.run(["bash", "-c", "…"]), exec('…').
 func (v *v2File) commandStrings() []Finding {
 	var out []shellFinding
-	n := v.numLines()
-	for i := 1; i <= n; i++ {
+	for _, i := range v.st.hintAt[hintShell] {
 		line := v.line(i)
 		if len(line) > maxLineScan || !callWithCommand.Match(line) {
 			continue
@@ -272,8 +310,7 @@ func stringLiterals(line []byte) []string {
 // nativeLoads records every library the code loads by a file name.
 func (v *v2File) nativeLoads() []Finding {
 	var out []Finding
-	n := v.numLines()
-	for i := 1; i <= n; i++ {
+	for _, i := range v.st.hintAt[hintNative] {
 		line := v.line(i)
 		if len(line) > maxLineScan || isCommentLine(line, v.st.pc.commentPrefixes) {
 			continue
@@ -296,11 +333,13 @@ func (v *v2File) nativeLoads() []Finding {
 func (v *v2File) refs() []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	for _, m := range fileRef.FindAllSubmatch(v.data, 256) {
-		b := string(m[1])
-		if b != v.base && !seen[b] {
-			seen[b] = true
-			out = append(out, Finding{Category: factCategory, PatternID: factRef, File: v.rel, Match: b})
+	for _, n := range v.st.hintAt[hintRef] {
+		for _, m := range fileRef.FindAllSubmatch(v.line(n), 16) {
+			b := string(m[1])
+			if b != v.base && !seen[b] {
+				seen[b] = true
+				out = append(out, Finding{Category: factCategory, PatternID: factRef, File: v.rel, Match: b})
+			}
 		}
 	}
 	return out
