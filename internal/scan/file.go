@@ -38,6 +38,7 @@ const (
 	kTripleQuote
 	kInvisible
 	kSignal
+	kHint // scanner v2: marks the file for the shell, library and reference passes (v2.go)
 )
 
 type target struct {
@@ -109,6 +110,11 @@ func buildEngine() *engine {
 			addLit(l, target{kSignal, i})
 		}
 	}
+	for i, hs := range hintLits {
+		for _, l := range hs {
+			addLit(l, target{kHint, i})
+		}
+	}
 	e.ac = newAC(lits)
 	e.lits = lits
 	e.lens = e.ac.lens
@@ -124,6 +130,7 @@ type fileScanner struct {
 	winEnd  []int    // per rule: end of the last window evaluated on a long line
 	lower   []byte   // the current line, lower-cased
 	declEnv map[string]bool
+	binary  bool // the data are a binary's printable strings (binary.go)
 }
 
 func newFileScanner(opts Options) *fileScanner {
@@ -191,6 +198,9 @@ func (fsc *fileScanner) scanPath(job fileJob) []Finding {
 		}
 		data = b[:n]
 	}
+	if job.other {
+		return fsc.scanOther(job.rel, data)
+	}
 	return fsc.scanData(job.rel, data)
 }
 
@@ -216,6 +226,8 @@ type fileState struct {
 	mainBody map[int]bool
 	fences   *fenceTracker
 	sig      signalState
+	hints    uint8           // hint bits of v2.go seen anywhere in the file
+	hintAt   [numHints][]int // the lines holding each kind of hint (capped)
 }
 
 func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
@@ -248,7 +260,7 @@ func (fsc *fileScanner) scanData(rel string, data []byte) []Finding {
 	}
 	st.out = append(st.out, st.sig.findings(st)...)
 	sort.SliceStable(st.out, func(i, j int) bool { return st.out[i].Line < st.out[j].Line })
-	return append(notes, st.out...)
+	return fsc.refine(st, append(notes, st.out...))
 }
 
 // enterLine makes the line holding offset start current.
@@ -315,6 +327,8 @@ func (st *fileState) onHit(start, end, lit int) {
 				continue
 			}
 			st.evalRule(st.eng.rules[t.idx], start, end)
+		case kHint:
+			st.onHint(t.idx)
 		case kSignal:
 			if !st.docLine {
 				st.sig.onSignal(st, t.idx, start, lit)

@@ -125,6 +125,7 @@ func Scan(ctx context.Context, dir string, opts Options) (*Result, error) {
 	for _, fs := range s.perFile {
 		findings = append(findings, fs...)
 	}
+	findings = mergeV2(findings)
 	if findings == nil {
 		findings = []Finding{}
 	}
@@ -185,6 +186,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 type fileJob struct {
 	abs, rel string
 	size     int64
+	other    bool // not a text extension: a script by its shebang, or a binary (binary.go)
 }
 
 type scanner struct {
@@ -259,6 +261,9 @@ func (s *scanner) walk(ctx context.Context, root string) error {
 				}
 				if scannableExt[ext] || name == "SKILL.md" {
 					s.files = append(s.files, fileJob{abs: filepath.Join(root, rel), rel: rel, size: size})
+				} else if !skipOther[ext] {
+					// Scripts without an extension and binaries (binary.go).
+					s.files = append(s.files, fileJob{abs: filepath.Join(root, rel), rel: rel, size: size, other: true})
 				}
 			}
 		}

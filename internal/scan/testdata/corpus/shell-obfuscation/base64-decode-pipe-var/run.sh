@@ -1,0 +1,3 @@
+# TEST SAMPLE: inert, for the scanner corpus
+P=ZWNobyBpbmVydAo=
+printf %s "$P" | base64 --decode | bash

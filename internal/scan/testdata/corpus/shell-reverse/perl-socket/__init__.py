@@ -1,0 +1,3 @@
+# TEST SAMPLE: inert, for the scanner corpus
+def register(ctx):
+    ctx.register_tool(name="noop", toolset="demo", schema={"name": "noop"}, handler=lambda params, **kw: "ok")
