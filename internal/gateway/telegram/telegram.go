@@ -476,7 +476,9 @@ type dedup struct {
 	next int
 }
 
-func newDedup(n int) *dedup { return &dedup{set: make(map[int64]struct{}, n), ring: make([]int64, 0, n)} }
+func newDedup(n int) *dedup {
+	return &dedup{set: make(map[int64]struct{}, n), ring: make([]int64, 0, n)}
+}
 
 // add reports whether id is new, remembering it.
 func (d *dedup) add(id int64) bool {

@@ -269,7 +269,9 @@ func fail(w http.ResponseWriter, f Failure) {
 	answer(w, f.Code, body)
 }
 
-func ok(result any) (int, map[string]any) { return http.StatusOK, map[string]any{"ok": true, "result": result} }
+func ok(result any) (int, map[string]any) {
+	return http.StatusOK, map[string]any{"ok": true, "result": result}
+}
 
 func bad(desc string) (int, map[string]any) {
 	return http.StatusBadRequest, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: " + desc}

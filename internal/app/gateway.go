@@ -1,0 +1,439 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/auth"
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/gateway/telegram"
+	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/session"
+)
+
+// Exit codes of `hermes gateway run` (upstream's gateway/restart.py): 75 asks
+// the service manager for a restart, 78 is a configuration it cannot run.
+const (
+	ExitGatewayRestart     = 75
+	ExitGatewayFatalConfig = 78
+)
+
+// Gateway is one `hermes gateway run`: the plugin host loaded as for `hermes
+// chat`, the same model and tool pipeline, and a runner over every enabled
+// platform.
+type Gateway struct {
+	h      *Host
+	runner *gateway.Runner
+	engine *gatewayEngine
+	end    func()
+	log    *gatewayLog
+	// Platforms are the platforms served, in start order.
+	Platforms []string
+	// Warning is the authorisation start-up warning ("" when someone may talk).
+	Warning string
+}
+
+// GatewayOptions are what the command asks of the gateway.
+type GatewayOptions struct {
+	// DrainTimeout overrides gateway.drain_timeout (0 keeps it).
+	DrainTimeout time.Duration
+}
+
+// configError is a configuration the gateway cannot run with: exit 78.
+func configError(format string, args ...any) error {
+	return &ExitError{Code: ExitGatewayFatalConfig, Message: "Error: " + fmt.Sprintf(format, args...)}
+}
+
+// NewGateway loads the plugins and wires the runner. Close it when done.
+func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
+	h, err := f.Host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{h: h}
+	ok := false
+	defer func() {
+		if !ok {
+			g.Close()
+		}
+	}()
+	g.log = openGatewayLog(f, h.Home().LogsDir())
+	if err := h.Load(ctx); err != nil {
+		return nil, err
+	}
+	doc, err := h.Store().Load()
+	if err != nil {
+		return nil, err
+	}
+	cfg := doc.Map()
+	dotenv, err := config.ReadDotenv(h.home.EnvPath())
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	env := func(k string) string {
+		if v, ok := dotenv[k]; ok {
+			return v
+		}
+		return f.Env(k)
+	}
+	lcfg, err := llm.FromConfig(ctx, llm.ModelSection(cfg["model"]), f.Env, dotenv)
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	client, err := llm.New(lcfg)
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	if err := h.registerShellHooks(ctx, doc); err != nil {
+		return nil, err
+	}
+	if err := h.registerMCPTools(ctx, parseToolsets("", cfg["toolsets"])); err != nil {
+		return nil, err
+	}
+	restoreTools, err := h.chooseToolsets("", cfg["toolsets"])
+	if err != nil {
+		return nil, err
+	}
+	endAgent := h.Chat(client, lcfg, nil)
+	g.end = func() { endAgent(); restoreTools() }
+
+	adapters, err := g.adapters(doc, env)
+	if err != nil {
+		return nil, err
+	}
+	az, err := f.Authorizer(ctx, auth.Options{Config: doc})
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	g.Warning = az.StartupWarning(g.Platforms)
+
+	store, err := session.Open(ctx, session.Path(h.home.Dir))
+	if err != nil {
+		return nil, err
+	}
+	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{}}
+	g.engine.newAgent = func(pl string) *agent.Agent {
+		ag := agent.New(agent.Options{
+			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
+			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,
+			SystemPrompt: defaultSystemPrompt, SystemSections: h.Registry.RenderSystemPromptSections,
+			HookOutputDir: filepath.Join(h.home.Dir, "hook_outputs"),
+			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
+			Middleware:    h.Registry.LLMChains(),
+			Redact:        f.Redactor().String,
+			Recorder:      sessionRecorder{store},
+		})
+		ag.ObserveAttempts(&lcfg)
+		ag.SetClient(client)
+		return ag
+	}
+
+	keys := platform.DefaultKeyOptions()
+	keys.GroupSessionsPerUser = boolSetting(cfg, "group_sessions_per_user", true)
+	keys.ThreadSessionsPerUser = boolSetting(cfg, "thread_sessions_per_user", false)
+	keys.Profile = f.Profile
+	busy, _ := stringAt(cfg, "display", "busy_input_mode")
+	drain := time.Duration(intSetting(cfg, []string{"gateway", "drain_timeout"}, 60)) * time.Second
+	if o.DrainTimeout > 0 {
+		drain = o.DrainTimeout
+	}
+	g.runner, err = gateway.New(gateway.Options{
+		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry,
+		Keys: keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
+		MaxConcurrent: intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
+		DrainTimeout:  drain,
+		Logger:        g.log.logger,
+	})
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	ok = true
+	return g, nil
+}
+
+// adapters builds the adapter of every enabled platform: enabled by its
+// credentials in .env or the environment, or platforms.<name>.enabled
+// (an explicit false wins).
+func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform.Adapter, error) {
+	var out []platform.Adapter
+	enabled := func(name, tokenVar string) (bool, error) {
+		v, set := doc.GetPath([]string{"platforms", name, "enabled"})
+		if set && v != nil {
+			b, ok := config.Bool(v)
+			if !ok {
+				return false, configError("platforms.%s.enabled in config.yaml is %v: use true or false", name, v)
+			}
+			if b && env(tokenVar) == "" {
+				return false, configError("platforms.%s.enabled is true but %s is not set: put it in %s", name, tokenVar, g.h.home.EnvPath())
+			}
+			return b, nil
+		}
+		return env(tokenVar) != "", nil
+	}
+	on, err := enabled(telegram.Name, "TELEGRAM_BOT_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	if on {
+		base, _ := extraString(doc, telegram.Name, "base_url")
+		drop := true
+		if v, ok := doc.GetPath([]string{"platforms", telegram.Name, "extra", "drop_pending_on_cold_boot"}); ok {
+			drop, _ = config.Bool(v)
+		}
+		a, err := telegram.New(telegram.Options{Token: env("TELEGRAM_BOT_TOKEN"), BaseURL: base, DropPending: drop, Logger: g.log.logger})
+		if err != nil {
+			return nil, configError("%v", err)
+		}
+		out = append(out, a)
+		g.Platforms = append(g.Platforms, telegram.Name)
+	}
+	if len(out) == 0 {
+		return nil, configError("no messaging platform is enabled: put TELEGRAM_BOT_TOKEN=... in %s (from @BotFather), then run hermes gateway again", g.h.home.EnvPath())
+	}
+	return out, nil
+}
+
+func extraString(doc *config.Doc, pl, key string) (string, bool) {
+	v, ok := doc.GetPath([]string{"platforms", pl, "extra", key})
+	s, isStr := v.(string)
+	return strings.TrimSpace(s), ok && isStr
+}
+
+// Run serves until ctx ends (SIGTERM), then drains.
+func (g *Gateway) Run(ctx context.Context) error {
+	g.log.logger.Info("gateway: started", "platforms", strings.Join(g.Platforms, ","))
+	err := g.runner.Run(ctx)
+	g.log.logger.Info("gateway: stopped")
+	return err
+}
+
+// Close ends the sessions, closes state.db and stops every plugin.
+func (g *Gateway) Close() {
+	if g.engine != nil {
+		g.engine.close()
+	}
+	if g.end != nil {
+		g.end()
+	}
+	g.h.Close()
+	if g.log != nil {
+		g.log.close()
+	}
+}
+
+// gatewayEngine is the runner's Engine: the agent over state.db, one live
+// session per key.
+type gatewayEngine struct {
+	h        *Host
+	store    *session.Store
+	model    string
+	newAgent func(platform string) *agent.Agent
+
+	mu       sync.Mutex
+	agents   map[string]*agent.Agent // per platform: the platform is in every hook payload
+	sessions map[string]*gwSession
+}
+
+type gwSession struct {
+	mu    sync.Mutex // one open or turn at a time
+	s     *agent.Session
+	usage llm.Usage
+}
+
+var _ gateway.Engine = (*gatewayEngine)(nil)
+
+func (e *gatewayEngine) agentFor(pl string) *agent.Agent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ag, ok := e.agents[pl]
+	if !ok {
+		ag = e.newAgent(pl)
+		e.agents[pl] = ag
+	}
+	return ag
+}
+
+func (e *gatewayEngine) entry(key string) *gwSession {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.sessions[key]
+	if !ok {
+		s = &gwSession{}
+		e.sessions[key] = s
+	}
+	return s
+}
+
+// open returns key's session: live, stored (resumed across a restart), or new.
+func (e *gatewayEngine) open(ctx context.Context, ag *agent.Agent, key string, src platform.Source, gs *gwSession) error {
+	if gs.s != nil {
+		return nil
+	}
+	k, err := e.store.LookupKey(ctx, key)
+	if err == nil {
+		msgs, err := e.store.Messages(ctx, k.SessionID)
+		if err == nil {
+			gs.s = ag.ResumeSession(ctx, k.SessionID, msgs)
+			return nil
+		}
+		if !errors.Is(err, session.ErrNotFound) {
+			return err
+		}
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return err
+	}
+	id, err := e.create(ctx, key, src)
+	if err != nil {
+		return err
+	}
+	gs.s = ag.NewSession(ctx, id)
+	return nil
+}
+
+func (e *gatewayEngine) create(ctx context.Context, key string, src platform.Source) (string, error) {
+	id, err := e.store.NewSession(ctx, session.Session{Model: e.model, Source: src.Platform})
+	if err != nil {
+		return "", err
+	}
+	origin, _ := json.Marshal(src)
+	if err := e.store.BindKey(ctx, key, id, string(origin)); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Source, text string) (gateway.TurnResult, error) {
+	ag := e.agentFor(src.Platform)
+	gs := e.entry(key)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if err := e.open(ctx, ag, key, src, gs); err != nil {
+		return gateway.TurnResult{}, err
+	}
+	t, err := ag.Run(ctx, gs.s, text)
+	res := gateway.TurnResult{SessionID: gs.s.ID}
+	if t != nil {
+		gs.usage.PromptTokens += t.Usage.PromptTokens
+		gs.usage.CompletionTokens += t.Usage.CompletionTokens
+		gs.usage.TotalTokens += t.Usage.TotalTokens
+		res.Usage = t.Usage
+		res.Reply = e.h.Redact(t.Final)
+	}
+	if err != nil {
+		return res, errors.New(e.h.Redact(err.Error()))
+	}
+	return res, nil
+}
+
+func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform.Source) (string, error) {
+	ag := e.agentFor(src.Platform)
+	gs := e.entry(key)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	old := ""
+	if gs.s != nil {
+		old = gs.s.ID
+	} else if k, err := e.store.LookupKey(ctx, key); err == nil {
+		old = k.SessionID
+	}
+	id, err := e.create(ctx, key, src)
+	if err != nil {
+		return "", err
+	}
+	d := e.h.Registry.Hooks()
+	if old != "" {
+		_ = e.store.EndSession(ctx, old)
+		if d.Has(hooks.HookOnSessionFinalize) {
+			d.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": src.Platform,
+				"reason": "new_session", "old_session_id": old, "new_session_id": id})
+		}
+	}
+	if d.Has(hooks.HookOnSessionReset) {
+		d.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": src.Platform, "reason": "new_session",
+			"old_session_id": nilIfEmpty(old), "new_session_id": id})
+	}
+	gs.s = ag.NewSession(ctx, id)
+	gs.usage = llm.Usage{}
+	return id, nil
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (e *gatewayEngine) Info(ctx context.Context, key string) (gateway.SessionInfo, error) {
+	e.mu.Lock()
+	gs := e.sessions[key]
+	e.mu.Unlock()
+	info := gateway.SessionInfo{Model: e.model}
+	if gs != nil {
+		// Not under gs.mu: /status must answer while a turn runs.
+		info.Usage = gs.usage
+	}
+	k, err := e.store.LookupKey(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return info, nil
+	}
+	if err != nil {
+		return info, err
+	}
+	sess, err := e.store.Get(ctx, k.SessionID)
+	if err != nil {
+		return info, err
+	}
+	info.Exists, info.SessionID, info.Messages = true, sess.ID, sess.MessageCount
+	if sess.Model != "" {
+		info.Model = sess.Model
+	}
+	return info, nil
+}
+
+func (e *gatewayEngine) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_ = e.store.Close()
+}
+
+func boolSetting(cfg map[string]any, key string, def bool) bool { return boolAt(cfg, def, key) }
+
+// boolAt reads the boolean at path (YAML 1.1 spellings), def when missing.
+func boolAt(cfg map[string]any, def bool, path ...string) bool {
+	var v any = cfg
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return def
+		}
+		v = m[p]
+	}
+	if b, ok := config.Bool(v); ok {
+		return b
+	}
+	return def
+}
+
+func stringAt(cfg map[string]any, path ...string) (string, bool) {
+	var v any = cfg
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		v = m[p]
+	}
+	s, ok := v.(string)
+	return s, ok
+}
