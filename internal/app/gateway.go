@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session"
 )
@@ -185,7 +186,10 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		return nil, err
 	}
 	if on {
-		base, _ := extraString(doc, telegram.Name, "base_url")
+		base, err := extraString(doc, env, telegram.Name, "base_url")
+		if err != nil {
+			return nil, err
+		}
 		drop := true
 		if v, ok := doc.GetPath([]string{"platforms", telegram.Name, "extra", "drop_pending_on_cold_boot"}); ok {
 			drop, _ = config.Bool(v)
@@ -203,11 +207,33 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 	return out, nil
 }
 
-func extraString(doc *config.Doc, pl, key string) (string, bool) {
+// extraString reads platforms.<pl>.extra.<key>, its ${VAR} references
+// expanded from the environment and .env (as model settings are).
+func extraString(doc *config.Doc, env func(string) string, pl, key string) (string, error) {
 	v, ok := doc.GetPath([]string{"platforms", pl, "extra", key})
+	if !ok || v == nil {
+		return "", nil
+	}
 	s, isStr := v.(string)
-	return strings.TrimSpace(s), ok && isStr
+	if !isStr {
+		return "", configError("platforms.%s.extra.%s in config.yaml must be a string, not %T", pl, key, v)
+	}
+	var missing string
+	s = varRef.Get().ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		val := env(name)
+		if val == "" && missing == "" {
+			missing = name
+		}
+		return val
+	})
+	if missing != "" {
+		return "", configError("platforms.%s.extra.%s refers to ${%s}, which is set neither in the environment nor in .env", pl, key, missing)
+	}
+	return strings.TrimSpace(s), nil
 }
+
+var varRef = lazyre.New(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
 // Run serves until ctx ends (SIGTERM), then drains.
 func (g *Gateway) Run(ctx context.Context) error {

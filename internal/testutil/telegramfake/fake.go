@@ -12,6 +12,7 @@ package telegramfake
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -410,6 +411,9 @@ func readParams(r *http.Request) (map[string]string, error) {
 		}
 	case "multipart/form-data":
 		if err := r.ParseMultipartForm(10 << 20); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil // a method without parameters: an empty form
+			}
 			return nil, err
 		}
 		for k, v := range r.MultipartForm.Value {
