@@ -318,7 +318,10 @@ func (s *Server) method(method string, p map[string]string) (int, map[string]any
 				return bad("can't parse entities: " + err.Error())
 			}
 		}
-		return ok(true)
+		chat, _ := strconv.ParseInt(p["chat_id"], 10, 64)
+		id, _ := strconv.Atoi(p["message_id"])
+		return ok(map[string]any{"message_id": id, "date": time.Now().Unix(), "edit_date": time.Now().Unix(), "text": p["text"],
+			"chat": map[string]any{"id": chat, "type": "private"}})
 	case "sendChatAction", "setMessageReaction", "answerCallbackQuery", "editForumTopic", "setMyCommands", "editMessageReplyMarkup":
 		return ok(true)
 	}
