@@ -343,7 +343,8 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	gs := e.entry(key)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
-	if err := e.open(ctx, ag, key, src, gs); err != nil {
+	// Opening is not interrupted: a message stopped at once is still stored.
+	if err := e.open(context.WithoutCancel(ctx), ag, key, src, gs); err != nil {
 		return gateway.TurnResult{}, err
 	}
 	t, err := ag.Run(ctx, gs.s, text)

@@ -344,18 +344,24 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		l.cancel = cancel
 		r.mu.Unlock()
 
-		r.turn(ctx, a, l, src, batch)
+		reply, ok := r.turn(ctx, a, l, src, batch)
 
+		// The turn is over before its answer goes out: a message arriving
+		// now waits for the next turn rather than interrupting this one.
 		r.mu.Lock()
 		l.cancel = nil
 		r.mu.Unlock()
 		cancel(nil)
+		if ok {
+			r.send(a, reply)
+		}
 	}
 }
 
 // turn runs one turn for the messages of batch (several when they arrived
-// while the previous turn ran: one follow-up turn, as upstream merges them).
-func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src platform.Source, batch []platform.Event) {
+// while the previous turn ran: one follow-up turn, as upstream merges them)
+// and returns what to answer; ok is false when nothing is.
+func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src platform.Source, batch []platform.Event) (reply platform.Outbound, ok bool) {
 	texts := make([]string, 0, len(batch))
 	for _, ev := range batch {
 		texts = append(texts, ev.Text)
@@ -369,7 +375,7 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 	case err == nil:
 		out.Text = res.Reply
 	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
-		return // the new message (or /stop's answer) speaks next
+		return out, false // the new message (or /stop's answer) speaks next
 	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
@@ -377,12 +383,12 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 		out.Text = "⚠️ Sorry, that failed: " + err.Error()
 	}
 	if strings.TrimSpace(out.Text) == "" {
-		return
+		return out, false
 	}
 	if len(batch) == 1 && src.ChatType != platform.ChatDM {
 		out.ReplyTo = last.MessageID
 	}
-	r.send(a, out)
+	return out, true
 }
 
 // typing repeats the typing action until the returned func is called.
