@@ -202,7 +202,7 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		g.Platforms = append(g.Platforms, telegram.Name)
 	}
 	if len(out) == 0 {
-		return nil, configError("no messaging platform is enabled: put TELEGRAM_BOT_TOKEN=... in %s (from @BotFather), then run hermes gateway again", g.h.home.EnvPath())
+		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN in %s (the token @BotFather gave you), then run hermes gateway again", g.h.home.EnvPath())
 	}
 	return out, nil
 }

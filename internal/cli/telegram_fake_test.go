@@ -3,8 +3,10 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -171,4 +173,55 @@ func init() {
 		}
 		ts.Check(syscall.Kill(pid, sig))
 	}
+}
+
+// exitcode CODE PROG ARGS... runs PROG (found on the script's PATH) and
+// checks its exit code; its stdout and stderr are the script's, as exec's.
+func init() {
+	scriptCmds["exitcode"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 || neg {
+			ts.Fatalf("usage: exitcode CODE PROG [ARGS...]")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		prog := args[1]
+		for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+			if p := filepath.Join(dir, prog); fileExecutable(p) {
+				prog = p
+				break
+			}
+		}
+		cmd := exec.Command(prog, args[2:]...)
+		cmd.Dir = ts.Getenv("WORK")
+		cmd.Env = scriptEnviron(ts)
+		cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+		err = cmd.Run()
+		got := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			got = ee.ExitCode()
+		} else if err != nil {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		if got != want {
+			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+		}
+	}
+}
+
+func fileExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// scriptEnviron is the script's environment for a process it starts.
+func scriptEnviron(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "HERMES_HOME", "WORK", "TMPDIR", "HERMES_OFFLINE", "PYENV_ROOT", "XDG_CONFIG_HOME",
+		"TELEGRAM_BOT_TOKEN", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY"} {
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
