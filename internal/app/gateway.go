@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/gateway/auth"
@@ -57,6 +58,12 @@ func configError(format string, args ...any) error {
 
 // NewGateway loads the plugins and wires the runner. Close it when done.
 func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
+	hm, err := f.Home()
+	if err != nil {
+		return nil, err
+	}
+	approvals := &gatewayApprovals{store: &config.Store{Path: hm.ConfigPath()}, redact: f.Redactor().String, byKey: map[string]*approval.Approver{}}
+	f.toolApprover = approvals
 	h, err := f.Host(ctx)
 	if err != nil {
 		return nil, err
@@ -158,6 +165,8 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, configError("%v", err)
 	}
+	approvals.timeout = time.Duration(intSetting(cfg, []string{"approvals", "timeout"}, 300)) * time.Second
+	approvals.set(h.Registry.Hooks(), g.runner)
 	ok = true
 	return g, nil
 }
@@ -343,6 +352,7 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	gs := e.entry(key)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
+	ctx = withGatewayTurn(ctx, key, src)
 	// Opening is not interrupted: a message stopped at once is still stored.
 	if err := e.open(context.WithoutCancel(ctx), ag, key, src, gs); err != nil {
 		return gateway.TurnResult{}, err

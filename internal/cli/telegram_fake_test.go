@@ -88,6 +88,35 @@ func cmdTelegramFake(ts *testscript.TestScript, neg bool, args []string) {
 			m.ChatType = "supergroup"
 		}
 		srv.PushText(m)
+	case "press":
+		// press CHAT USER LABEL: the button labelled LABEL on the newest message to CHAT that has it.
+		if len(args) < 4 {
+			ts.Fatalf("usage: telegramfake press CHAT USER LABEL...")
+		}
+		label := strings.Join(args[3:], " ")
+		calls := srv.Calls("sendMessage")
+		for i := len(calls) - 1; i >= 0; i-- {
+			c := calls[i]
+			if c.Status != 200 || c.Params["chat_id"] != args[1] {
+				continue
+			}
+			var markup struct {
+				Rows [][]struct {
+					Text string `json:"text"`
+					Data string `json:"callback_data"`
+				} `json:"inline_keyboard"`
+			}
+			_ = json.Unmarshal([]byte(c.Params["reply_markup"]), &markup)
+			for _, row := range markup.Rows {
+				for _, b := range row {
+					if b.Text == label {
+						srv.PushCallback(int64(num(args[1])), int64(num(args[2])), c.MessageID, b.Data)
+						return
+					}
+				}
+			}
+		}
+		ts.Fatalf("telegramfake press: no message to %s has a button %q", args[1], label)
 	case "raw":
 		if len(args) != 3 {
 			ts.Fatalf("usage: telegramfake raw ID JSON")

@@ -72,7 +72,10 @@ func (r *Runner) command(ctx context.Context, a platform.Adapter, ev platform.Ev
 		}
 		return true
 	case "approve", "deny":
-		reply("No command is waiting for approval.")
+		// Answers the running turn's question: no pre_command (upstream).
+		if text := r.approveCommand(key, canonical, args); text != "" {
+			reply(text)
+		}
 		return true
 	}
 	cmd, isPlugin := r.pluginCommand(canonical)

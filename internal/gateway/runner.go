@@ -112,6 +112,7 @@ type Runner struct {
 	running    sync.WaitGroup // lanes with work, plugin commands
 	draining   bool
 	authorized map[string]auth.Rule // key → the rule that let its sender in, for /whoami
+	approvals  map[string][]*pendingApproval
 }
 
 // lane is one session key's queue: at most one turn runs in it at a time.
@@ -157,7 +158,7 @@ func New(o Options) (*Runner, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Runner{o: o, adapters: map[string]platform.Adapter{}, sem: make(chan struct{}, o.MaxConcurrent), log: o.Logger,
-		lanes: map[string]*lane{}, authorized: map[string]auth.Rule{}}
+		lanes: map[string]*lane{}, authorized: map[string]auth.Rule{}, approvals: map[string][]*pendingApproval{}}
 	for _, a := range o.Adapters {
 		if _, dup := r.adapters[a.Name()]; dup {
 			return nil, fmt.Errorf("gateway: two adapters for platform %s", a.Name())
@@ -260,9 +261,7 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 	switch ev.Kind {
 	case platform.EventMessage:
 	case platform.EventButton:
-		if ev.Ack != nil {
-			ev.Ack("")
-		}
+		r.button(ev)
 		return
 	default:
 		r.platformEvent(ctx, ev)

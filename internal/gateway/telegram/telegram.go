@@ -334,11 +334,11 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 			}
 		}
 		if i == len(pieces)-1 && len(msg.Buttons) > 0 {
-			row := make([]models.InlineKeyboardButton, 0, len(msg.Buttons))
+			row := make([]inlineButton, 0, len(msg.Buttons))
 			for _, b := range msg.Buttons {
-				row = append(row, models.InlineKeyboardButton{Text: b.Label, CallbackData: b.Data})
+				row = append(row, inlineButton{Text: b.Label, CallbackData: b.Data})
 			}
-			p.ReplyMarkup = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row}}
+			p.ReplyMarkup = inlineKeyboard{InlineKeyboard: [][]inlineButton{row}}
 		}
 		m, err := a.sendPiece(ctx, p, piece)
 		if err != nil {
@@ -347,6 +347,18 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 		res.MessageID = strconv.Itoa(m.ID)
 	}
 	return res, nil
+}
+
+// inlineKeyboard is the reply markup of buttons: the library's own type
+// always sends an empty copy_text with each button (a struct field cannot be
+// omitted), which is not what a callback button is.
+type inlineKeyboard struct {
+	InlineKeyboard [][]inlineButton `json:"inline_keyboard"`
+}
+
+type inlineButton struct {
+	Text         string `json:"text"`
+	CallbackData string `json:"callback_data"`
 }
 
 func (a *Adapter) sendPiece(ctx context.Context, p *bot.SendMessageParams, plain string) (*models.Message, error) {

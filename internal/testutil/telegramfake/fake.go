@@ -37,7 +37,9 @@ type Call struct {
 	Method string            `json:"method"`
 	Params map[string]string `json:"params"`
 	// Status is the HTTP status answered (200, or an injected failure's).
-	Status int       `json:"status"`
+	Status int `json:"status"`
+	// MessageID is the id of the message a successful sendMessage created.
+	MessageID int       `json:"message_id,omitempty"`
 	At     time.Time `json:"-"`
 }
 
@@ -256,6 +258,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	status, body := s.method(method, params)
 	call.Status = status
+	if m, ok := body["result"].(map[string]any); ok && method == "sendMessage" {
+		call.MessageID, _ = m["message_id"].(int)
+	}
 	s.calls = append(s.calls, call)
 	s.signal()
 	s.mu.Unlock()
