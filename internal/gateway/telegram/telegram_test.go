@@ -84,9 +84,9 @@ func TestEventsInOrderDuplicatesAndBadUpdatesSkipped(t *testing.T) {
 	srv.PushRaw(504, `{"update_id": 504, "edited_message": {"message_id": 9, "date": 1, "edit_date": 2, "chat": {"id": 42, "type": "private"}, "from": {"id": 42, "first_name": "A"}, "text": "two!"}}`)
 	srv.PushText(telegramfake.Message{ChatID: 42, UserID: 42, Text: "three"})
 	r := start(t, srv, telegram.Options{DropPending: false})
-	evs := r.wait(t, 5)
+	r.wait(t, 5)
 	time.Sleep(100 * time.Millisecond) // a duplicate would arrive now
-	evs = r.wait(t, 5)
+	evs := r.wait(t, 5)
 	if len(evs) != 5 {
 		t.Fatalf("%d events: %+v", len(evs), evs)
 	}
