@@ -29,6 +29,8 @@ import (
 //	telegramfake count METHOD N            # exactly N successful calls so far
 //	telegramfake fail METHOD CODE [N] [RETRY_AFTER]   # the next N (1) calls answer CODE
 //	telegramfake raw ID JSON               # an update as given (malformed ones too)
+//	telegramfake edit CHAT USER MSG TEXT...   # USER edited message MSG
+//	telegramfake press CHAT USER LABEL     # USER pressed the button LABEL of the newest message to CHAT with one
 //
 // config.yaml then says platforms.telegram.extra.base_url: ${TELEGRAM_FAKE_URL}.
 func init() {
@@ -88,6 +90,15 @@ func cmdTelegramFake(ts *testscript.TestScript, neg bool, args []string) {
 			m.ChatType = "supergroup"
 		}
 		srv.PushText(m)
+	case "edit":
+		// edit CHAT USER MESSAGE_ID TEXT...: the user edited an earlier message.
+		if len(args) < 5 {
+			ts.Fatalf("usage: telegramfake edit CHAT USER MESSAGE_ID TEXT...")
+		}
+		srv.PushUpdate(map[string]any{"edited_message": map[string]any{
+			"message_id": num(args[3]), "date": time.Now().Unix(), "edit_date": time.Now().Unix(), "text": strings.Join(args[4:], " "),
+			"chat": map[string]any{"id": num(args[1]), "type": "private"}, "from": map[string]any{"id": num(args[2]), "first_name": "u"},
+		}})
 	case "press":
 		// press CHAT USER LABEL: the button labelled LABEL on the newest message to CHAT that has it.
 		if len(args) < 4 {
