@@ -129,7 +129,8 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, err
 	}
-	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{}}
+	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{},
+		usage: map[string]llm.Usage{}, maxLive: intSetting(cfg, []string{"gateway", "max_live_sessions"}, defaultMaxLive)}
 	g.engine.newAgent = func(pl string) *agent.Agent {
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
@@ -277,13 +278,21 @@ type gatewayEngine struct {
 	mu       sync.Mutex
 	agents   map[string]*agent.Agent // per platform: the platform is in every hook payload
 	sessions map[string]*gwSession
+	usage    map[string]llm.Usage // per key, this process's turns
+	clock    int64
+	// maxLive bounds the conversations kept in memory; an idle one beyond it
+	// is dropped and read again from state.db at its next message.
+	maxLive int
 }
 
 type gwSession struct {
-	mu    sync.Mutex // one open or turn at a time
-	s     *agent.Session
-	usage llm.Usage
+	mu   sync.Mutex // one open or turn at a time
+	s    *agent.Session
+	used int64 // when it last ran (a counter)
 }
+
+// defaultMaxLive is how many conversations stay in memory between turns.
+const defaultMaxLive = 256
 
 var _ gateway.Engine = (*gatewayEngine)(nil)
 
@@ -306,7 +315,29 @@ func (e *gatewayEngine) entry(key string) *gwSession {
 		s = &gwSession{}
 		e.sessions[key] = s
 	}
+	e.clock++
+	s.used = e.clock
 	return s
+}
+
+// evict drops the least recently used idle conversations beyond maxLive.
+func (e *gatewayEngine) evict() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.sessions) > e.maxLive {
+		var oldKey string
+		var old *gwSession
+		for k, s := range e.sessions {
+			if old == nil || s.used < old.used {
+				oldKey, old = k, s
+			}
+		}
+		if !old.mu.TryLock() {
+			return // the oldest is running: nothing idle is older
+		}
+		delete(e.sessions, oldKey)
+		old.mu.Unlock()
+	}
 }
 
 // open returns key's session: live, stored (resumed across a restart), or new.
@@ -360,12 +391,18 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	t, err := ag.Run(ctx, gs.s, text)
 	res := gateway.TurnResult{SessionID: gs.s.ID}
 	if t != nil {
-		gs.usage.PromptTokens += t.Usage.PromptTokens
-		gs.usage.CompletionTokens += t.Usage.CompletionTokens
-		gs.usage.TotalTokens += t.Usage.TotalTokens
+		e.mu.Lock()
+		u := e.usage[key]
+		u.PromptTokens += t.Usage.PromptTokens
+		u.CompletionTokens += t.Usage.CompletionTokens
+		u.TotalTokens += t.Usage.TotalTokens
+		e.usage[key] = u
+		e.mu.Unlock()
 		res.Usage = t.Usage
 		res.Reply = e.h.Redact(t.Final)
 	}
+	// Runs with this session still locked: it is the newest, never the one dropped.
+	defer e.evict()
 	if err != nil {
 		return res, errors.New(e.h.Redact(err.Error()))
 	}
@@ -400,7 +437,9 @@ func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform
 			"old_session_id": nilIfEmpty(old), "new_session_id": id})
 	}
 	gs.s = ag.NewSession(ctx, id)
-	gs.usage = llm.Usage{}
+	e.mu.Lock()
+	delete(e.usage, key)
+	e.mu.Unlock()
 	return id, nil
 }
 
@@ -412,14 +451,10 @@ func nilIfEmpty(s string) any {
 }
 
 func (e *gatewayEngine) Info(ctx context.Context, key string) (gateway.SessionInfo, error) {
+	// Not under the session's lock: /status must answer while a turn runs.
 	e.mu.Lock()
-	gs := e.sessions[key]
+	info := gateway.SessionInfo{Model: e.model, Usage: e.usage[key]}
 	e.mu.Unlock()
-	info := gateway.SessionInfo{Model: e.model}
-	if gs != nil {
-		// Not under gs.mu: /status must answer while a turn runs.
-		info.Usage = gs.usage
-	}
 	k, err := e.store.LookupKey(ctx, key)
 	if errors.Is(err, session.ErrNotFound) {
 		return info, nil

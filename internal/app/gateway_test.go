@@ -267,3 +267,25 @@ func TestGatewayModelFailure(t *testing.T) {
 		t.Fatalf("sent %q", got)
 	}
 }
+
+// A conversation dropped from memory (gateway.max_live_sessions) continues
+// from state.db at its next message.
+func TestGatewayIdleSessionsLeaveMemory(t *testing.T) {
+	ok := llmtest.Reply{Content: "ok"}
+	g := startGateway(t, "gateway:\n  max_live_sessions: 1\n", "TELEGRAM_ALLOWED_USERS=1,2\n", ok, ok, ok)
+	say(g, 1, "remember the zebra")
+	g.waitCalls(t, "sendMessage", 1)
+	say(g, 2, "another chat")
+	g.waitCalls(t, "sendMessage", 2)
+	say(g, 1, "what did I say?")
+	g.waitCalls(t, "sendMessage", 3)
+	reqs := g.model.Requests()
+	var seen []string
+	for _, m := range reqs[2].Messages {
+		seen = append(seen, m.Content)
+	}
+	joined := strings.Join(seen, "|")
+	if !strings.Contains(joined, "remember the zebra") || strings.Contains(joined, "another chat") {
+		t.Fatalf("chat 1's third request: %s", joined)
+	}
+}
