@@ -25,6 +25,7 @@ type gatewayRun struct {
 	cancel context.CancelFunc
 	done   chan error
 	stderr *syncBuffer
+	gw     *Gateway
 }
 
 type syncBuffer struct {
@@ -44,7 +45,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func startGateway(t *testing.T, config, env string, replies ...llmtest.Reply) *gatewayRun {
+func startGateway(t testing.TB, config, env string, replies ...llmtest.Reply) *gatewayRun {
 	t.Helper()
 	g := &gatewayRun{tg: telegramfake.Start("1:tok"), model: llmtest.NewServer(t), home: filepath.Join(t.TempDir(), ".hermes"), stderr: &syncBuffer{}}
 	t.Cleanup(g.tg.Close)
@@ -67,7 +68,7 @@ func startGateway(t *testing.T, config, env string, replies ...llmtest.Reply) *g
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.cancel, g.done = cancel, make(chan error, 1)
+	g.cancel, g.done, g.gw = cancel, make(chan error, 1), gw
 	go func() {
 		g.done <- gw.Run(ctx)
 		gw.Close()
@@ -78,7 +79,7 @@ func startGateway(t *testing.T, config, env string, replies ...llmtest.Reply) *g
 	return g
 }
 
-func (g *gatewayRun) stop(t *testing.T) {
+func (g *gatewayRun) stop(t testing.TB) {
 	if g.cancel == nil {
 		return
 	}
@@ -94,7 +95,7 @@ func (g *gatewayRun) stop(t *testing.T) {
 	}
 }
 
-func (g *gatewayRun) waitCalls(t *testing.T, method string, n int) []telegramfake.Call {
+func (g *gatewayRun) waitCalls(t testing.TB, method string, n int) []telegramfake.Call {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
