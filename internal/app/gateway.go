@@ -245,12 +245,20 @@ func extraString(doc *config.Doc, env func(string) string, pl, key string) (stri
 
 var varRef = lazyre.New(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
-// Run serves until ctx ends (SIGTERM), then drains.
+// Run serves until ctx ends (SIGTERM), then drains. A platform that fails
+// for good ends it too: a refused token exits 78 (fix the configuration),
+// anything else 75 (restart me).
 func (g *Gateway) Run(ctx context.Context) error {
 	g.log.logger.Info("gateway: started", "platforms", strings.Join(g.Platforms, ","))
 	err := g.runner.Run(ctx)
 	g.log.logger.Info("gateway: stopped")
-	return err
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, telegram.ErrTokenRefused):
+		return configError("%v", err)
+	}
+	return &ExitError{Code: ExitGatewayRestart, Message: "Error: " + err.Error() + " (exit 75: restart the gateway)"}
 }
 
 // Close ends the sessions, closes state.db and stops every plugin.

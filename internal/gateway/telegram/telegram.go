@@ -34,6 +34,10 @@ import (
 // Name is the platform's name in session keys, config and .env.
 const Name = "telegram"
 
+// ErrTokenRefused is Run's error when the Bot API refuses the token: a
+// configuration to fix, not a failure to retry.
+var ErrTokenRefused = errors.New("the Bot API refused the token: check TELEGRAM_BOT_TOKEN")
+
 // DefaultBaseURL is the Bot API server.
 const DefaultBaseURL = "https://api.telegram.org"
 
@@ -109,7 +113,7 @@ func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
 	me, err := a.bot.GetMe(ctx)
 	for err != nil {
 		if errors.Is(err, bot.ErrorUnauthorized) || errors.Is(err, bot.ErrorNotFound) {
-			return fmt.Errorf("telegram: the Bot API refused the token (%v): check TELEGRAM_BOT_TOKEN", err)
+			return fmt.Errorf("telegram: %w (%s)", ErrTokenRefused, redactToken(err.Error(), a.o.Token))
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -159,7 +163,7 @@ func (a *Adapter) poll(ctx context.Context, h platform.Handler) error {
 			a.log.Warn("telegram: getUpdates failed; retrying", "error", redactToken(err.Error(), a.o.Token), "in", backoff)
 			continue
 		case ans.ErrorCode == http.StatusUnauthorized:
-			return errors.New("telegram: the Bot API refused the token (401 Unauthorized): check TELEGRAM_BOT_TOKEN")
+			return fmt.Errorf("telegram: %w (401 Unauthorized)", ErrTokenRefused)
 		case ans.ErrorCode == http.StatusConflict:
 			backoff = nextBackoff(backoff)
 			a.log.Warn("telegram: another process is polling this bot (409 Conflict); stop it or run `hermes gateway run --replace`",
