@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -204,7 +205,15 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		if v, ok := doc.GetPath([]string{"platforms", telegram.Name, "extra", "drop_pending_on_cold_boot"}); ok {
 			drop, _ = config.Bool(v)
 		}
-		a, err := telegram.New(telegram.Options{Token: env("TELEGRAM_BOT_TOKEN"), BaseURL: base, DropPending: drop, Logger: g.log.logger})
+		port := env("TELEGRAM_WEBHOOK_PORT")
+		if port == "" {
+			port = "8443"
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return nil, configError("TELEGRAM_WEBHOOK_PORT is %q: use a port number", port)
+		}
+		a, err := telegram.New(telegram.Options{Token: env("TELEGRAM_BOT_TOKEN"), BaseURL: base, DropPending: drop, Logger: g.log.logger,
+			WebhookURL: env("TELEGRAM_WEBHOOK_URL"), WebhookSecret: env("TELEGRAM_WEBHOOK_SECRET"), WebhookListen: ":" + port})
 		if err != nil {
 			return nil, configError("%v", err)
 		}

@@ -52,6 +52,12 @@ type Options struct {
 	PollTimeout time.Duration
 	Logger      *slog.Logger
 	HTTPClient  *http.Client
+	// WebhookURL (TELEGRAM_WEBHOOK_URL), when set, receives updates by webhook
+	// instead of polling; it needs WebhookSecret (TELEGRAM_WEBHOOK_SECRET).
+	// WebhookListen is the local address (":" + TELEGRAM_WEBHOOK_PORT, 8443).
+	WebhookURL    string
+	WebhookSecret string
+	WebhookListen string
 }
 
 // Adapter is one bot's connection.
@@ -64,6 +70,8 @@ type Adapter struct {
 	connected atomic.Bool
 	seen      *dedup
 	log       *slog.Logger
+	// listenAddr is the webhook server's bound address (a string).
+	listenAddr atomic.Value
 }
 
 var (
@@ -83,6 +91,9 @@ func New(o Options) (*Adapter, error) {
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
 	if !strings.HasPrefix(o.BaseURL, "http://") && !strings.HasPrefix(o.BaseURL, "https://") {
 		return nil, fmt.Errorf("telegram: platforms.telegram.extra.base_url %q is not an http(s) URL", o.BaseURL)
+	}
+	if err := o.checkWebhook(); err != nil {
+		return nil, err
 	}
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = 30 * time.Second
@@ -125,10 +136,12 @@ func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
 		me, err = a.bot.GetMe(ctx)
 	}
 	a.username, a.botID = me.Username, me.ID
-	if a.o.DropPending {
-		if _, err := a.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{DropPendingUpdates: true}); err != nil && ctx.Err() == nil {
-			a.log.Warn("telegram: could not drop pending updates", "error", redactToken(err.Error(), a.o.Token))
-		}
+	if a.o.WebhookURL != "" {
+		return a.webhook(ctx, h)
+	}
+	// A webhook left by an earlier run would make every getUpdates a 409.
+	if _, err := a.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{DropPendingUpdates: a.o.DropPending}); err != nil && ctx.Err() == nil {
+		a.log.Warn("telegram: deleteWebhook failed", "error", redactToken(err.Error(), a.o.Token))
 	}
 	a.connected.Store(true)
 	defer a.connected.Store(false)
@@ -193,8 +206,7 @@ func (a *Adapter) poll(ctx context.Context, h platform.Handler) error {
 }
 
 func (a *Adapter) getUpdates(ctx context.Context, offset int64) (*apiAnswer, error) {
-	body, _ := json.Marshal(map[string]any{"offset": offset, "timeout": int(a.o.PollTimeout.Seconds()),
-		"allowed_updates": []string{"message", "edited_message", "callback_query", "message_reaction"}})
+	body, _ := json.Marshal(map[string]any{"offset": offset, "timeout": int(a.o.PollTimeout.Seconds()), "allowed_updates": allowedUpdates})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.o.BaseURL+"/bot"+a.o.Token+"/getUpdates", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -216,6 +228,9 @@ func (a *Adapter) getUpdates(ctx context.Context, offset int64) (*apiAnswer, err
 	}
 	return &ans, nil
 }
+
+// allowedUpdates are the update kinds the gateway acts on.
+var allowedUpdates = []string{"message", "edited_message", "callback_query", "message_reaction"}
 
 // maxText bounds an incoming message's text: Telegram's own limit is 4096
 // units; a server sending more is not Telegram.

@@ -2,6 +2,9 @@ package telegram_test
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -326,4 +329,65 @@ func TestCallbackQuery(t *testing.T) {
 	if c := srv.Calls("answerCallbackQuery"); len(c) != 1 || c[0].Params["text"] != "Approved" {
 		t.Fatalf("answerCallbackQuery %+v", c)
 	}
+}
+
+func TestWebhook(t *testing.T) {
+	srv := telegramfake.Start("1:tok")
+	defer srv.Close()
+	if _, err := telegram.New(telegram.Options{Token: "1:tok", WebhookURL: "https://bot.example/hook"}); err == nil ||
+		!strings.Contains(err.Error(), "TELEGRAM_WEBHOOK_SECRET") {
+		t.Fatalf("a webhook without a secret: %v", err)
+	}
+	// The URL Telegram is given is the local server itself (a reverse proxy's in real life).
+	ln := "127.0.0.1:" + freePort(t)
+	r := start(t, srv, telegram.Options{WebhookURL: "http://" + ln + "/tg/hook", WebhookSecret: "s3cret", WebhookListen: ln, DropPending: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	calls, err := srv.WaitCalls(ctx, "setWebhook", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := calls[0].Params; p["secret_token"] != "s3cret" || p["url"] != "http://"+ln+"/tg/hook" || p["drop_pending_updates"] != "true" {
+		t.Fatalf("setWebhook %v", p)
+	}
+	srv.PushText(telegramfake.Message{ChatID: 3, UserID: 3, Text: "by webhook"})
+	if ev := r.wait(t, 1)[0]; ev.Text != "by webhook" || ev.Source.ChatID != "3" {
+		t.Fatalf("event %+v", ev)
+	}
+	if srv.Polls() != 0 {
+		t.Errorf("%d getUpdates in webhook mode", srv.Polls())
+	}
+	if r.a.WebhookAddr() != ln {
+		t.Errorf("WebhookAddr = %q", r.a.WebhookAddr())
+	}
+	// Without the secret, or with a wrong one: refused, nothing delivered.
+	for _, secret := range []string{"", "guess"} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+ln+"/tg/hook",
+			strings.NewReader(`{"update_id": 999, "message": {"message_id": 1, "date": 1, "chat": {"id": 3, "type": "private"}, "from": {"id": 3}, "text": "forged"}}`))
+		if secret != "" {
+			req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("secret %q: status %d, want 401", secret, resp.StatusCode)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(r.wait(t, 1)); n != 1 {
+		t.Fatalf("%d events: a forged update got through", n)
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }

@@ -10,6 +10,7 @@
 package telegramfake
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,7 +68,10 @@ type Server struct {
 	wake     chan struct{} // closed and replaced when an update or call arrives
 	polls    int
 	webhook  string
+	secret   string
+	hooked   chan json.RawMessage // updates to POST to the webhook, in order
 	closed   bool
+	posts    []int
 	maxQueue int
 }
 
@@ -107,10 +111,47 @@ func (s *Server) PushUpdate(u map[string]any) int64 {
 		u["update_id"] = id
 	}
 	b, _ := json.Marshal(u)
+	if s.webhook != "" {
+		s.hooked <- b
+		return id
+	}
 	s.updates = append(s.updates, b)
 	s.ids = append(s.ids, id)
 	s.signal()
 	return id
+}
+
+// WebhookPosts are the answers the webhook gave, by HTTP status, in order.
+func (s *Server) WebhookPosts() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.posts...)
+}
+
+// deliver POSTs webhook updates one at a time, in order, with the secret,
+// as Telegram does.
+func (s *Server) deliver() {
+	client := &http.Client{Timeout: 10 * time.Second}
+	for u := range s.hooked {
+		s.mu.Lock()
+		target, secret := s.webhook, s.secret
+		s.mu.Unlock()
+		req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(u))
+		if err != nil {
+			continue
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		status := 0
+		if resp, err := client.Do(req); err == nil {
+			status = resp.StatusCode
+			resp.Body.Close()
+		}
+		s.mu.Lock()
+		s.posts = append(s.posts, status)
+		s.signal()
+		s.mu.Unlock()
+	}
 }
 
 // PushRaw queues an update exactly as given (malformed or huge updates); id
@@ -295,7 +336,18 @@ func (s *Server) method(method string, p map[string]string) (int, map[string]any
 		}
 		return ok(true)
 	case "setWebhook":
-		s.webhook = p["url"]
+		s.webhook, s.secret = p["url"], p["secret_token"]
+		if p["drop_pending_updates"] == "true" {
+			s.updates, s.ids = nil, nil
+		}
+		if s.hooked == nil {
+			s.hooked = make(chan json.RawMessage, 10000)
+			go s.deliver()
+		}
+		for _, u := range s.updates { // what waited goes out now
+			s.hooked <- u
+		}
+		s.updates, s.ids = nil, nil
 		return ok(true)
 	case "sendMessage":
 		chat, err := strconv.ParseInt(p["chat_id"], 10, 64)
