@@ -157,8 +157,12 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if o.DrainTimeout > 0 {
 		drain = o.DrainTimeout
 	}
+	var ledger gateway.Ledger
+	if boolAt(cfg, true, "gateway", "delivery_ledger") {
+		ledger = storeLedger{store}
+	}
 	g.runner, err = gateway.New(gateway.Options{
-		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry,
+		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger,
 		Keys: keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
 		MaxConcurrent: intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
 		DrainTimeout:  drain,
@@ -525,4 +529,37 @@ func stringAt(cfg map[string]any, path ...string) (string, bool) {
 	}
 	s, ok := v.(string)
 	return s, ok
+}
+
+// storeLedger is the delivery ledger in state.db.
+type storeLedger struct{ s *session.Store }
+
+type ledgerRoute struct {
+	ChatID   string `json:"chat_id"`
+	ThreadID string `json:"thread_id,omitempty"`
+}
+
+func (l storeLedger) Record(ctx context.Context, key, pl string, out platform.Outbound) (int64, error) {
+	route, _ := json.Marshal(ledgerRoute{out.ChatID, out.ThreadID})
+	return l.s.RecordDelivery(ctx, session.Delivery{SessionKey: key, Platform: pl, Route: string(route), Text: out.Text})
+}
+
+func (l storeLedger) Attempt(ctx context.Context, id int64) error   { return l.s.DeliveryAttempt(ctx, id) }
+func (l storeLedger) Delivered(ctx context.Context, id int64) error { return l.s.Delivered(ctx, id) }
+
+// Unsent: upstream's rules, a day's freshness and three attempts.
+func (l storeLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {
+	rows, err := l.s.UnsentDeliveries(ctx, pl, l.s.Now().Add(-24*time.Hour), 3)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gateway.Unsent, 0, len(rows))
+	for _, d := range rows {
+		var r ledgerRoute
+		if json.Unmarshal([]byte(d.Route), &r) != nil || r.ChatID == "" {
+			continue
+		}
+		out = append(out, gateway.Unsent{ID: d.ID, Attempts: d.Attempts, Out: platform.Outbound{ChatID: r.ChatID, ThreadID: r.ThreadID, Text: d.Text}})
+	}
+	return out, nil
 }

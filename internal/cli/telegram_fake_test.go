@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,4 +265,23 @@ func scriptEnviron(ts *testscript.TestScript) []string {
 		}
 	}
 	return env
+}
+
+// waitlog REGEXP waits (up to 30 s) until $HERMES_HOME/logs/gateway.log has
+// a line matching REGEXP.
+func init() {
+	scriptCmds["waitlog"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 || neg {
+			ts.Fatalf("usage: waitlog REGEXP")
+		}
+		re, err := regexp.Compile(args[0])
+		ts.Check(err)
+		path := filepath.Join(ts.Getenv("HERMES_HOME"), "logs", "gateway.log")
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(path); err == nil && re.Match(b) {
+				return
+			}
+		}
+		ts.Fatalf("waitlog: no line matching %q in %s", args[0], path)
+	}
 }

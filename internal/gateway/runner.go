@@ -62,6 +62,25 @@ type Hooks interface {
 	Has(hook hooks.Name) bool
 }
 
+// Ledger is the delivery ledger: an answer is recorded before it is sent and
+// marked once the platform took it, so one a crash kept from its chat goes
+// out after the restart.
+type Ledger interface {
+	Record(ctx context.Context, key, platform string, out platform.Outbound) (int64, error)
+	Attempt(ctx context.Context, id int64) error
+	Delivered(ctx context.Context, id int64) error
+	// Unsent are platform's answers recorded in the last day and never marked
+	// sent, tried fewer than three times, oldest first.
+	Unsent(ctx context.Context, platform string) ([]Unsent, error)
+}
+
+// Unsent is an answer the ledger still owes a chat.
+type Unsent struct {
+	ID       int64
+	Out      platform.Outbound
+	Attempts int // more than 0: a send had begun, so it may have arrived
+}
+
 // Commands are the plugins' slash commands.
 type Commands interface {
 	Commands() []*registry.Command
@@ -81,6 +100,7 @@ type Options struct {
 	Auth     Authorizer
 	Hooks    Hooks    // nil: none
 	Commands Commands // nil: none
+	Ledger   Ledger   // nil: answers are not recorded before they are sent
 	Keys     platform.KeyOptions
 	// BusyMode is display.busy_input_mode (default interrupt); BusyAck sends
 	// the acknowledgement of a message that arrived mid-turn.
@@ -185,6 +205,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	errs := make(chan error, len(r.adapters))
 	var adapters sync.WaitGroup
 	for _, a := range r.o.Adapters {
+		if r.o.Ledger != nil {
+			r.running.Add(1)
+			go func() { defer r.running.Done(); r.redeliver(a) }()
+		}
 		adapters.Add(1)
 		go func() {
 			defer adapters.Done()
@@ -352,8 +376,57 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		r.mu.Unlock()
 		cancel(nil)
 		if ok {
-			r.send(a, reply)
+			r.deliver(a, l.key, reply)
 		}
+	}
+}
+
+// deliver sends a turn's answer through the ledger.
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) {
+	if r.o.Ledger == nil {
+		r.send(a, out)
+		return
+	}
+	ctx := context.Background()
+	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
+	if err != nil {
+		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)
+		r.send(a, out)
+		return
+	}
+	r.sendRecorded(ctx, a, id, out)
+}
+
+func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound) {
+	if err := r.o.Ledger.Attempt(ctx, id); err != nil {
+		r.log.Warn("gateway: delivery ledger", "error", err)
+	}
+	if r.trySend(a, out) != nil {
+		return // stays unsent: tried again at the next start
+	}
+	if err := r.o.Ledger.Delivered(ctx, id); err != nil {
+		r.log.Warn("gateway: delivery ledger", "error", err)
+	}
+}
+
+// recoveredPrefix marks an answer whose send had begun before a crash.
+const recoveredPrefix = "♻️ Recovered reply — sent again after the gateway restarted; it may be a duplicate.\n\n"
+
+// redeliver sends what the ledger still owes a's chats.
+func (r *Runner) redeliver(a platform.Adapter) {
+	ctx := context.Background()
+	owed, err := r.o.Ledger.Unsent(ctx, a.Name())
+	if err != nil {
+		r.log.Warn("gateway: reading the delivery ledger", "platform", a.Name(), "error", err)
+		return
+	}
+	for _, u := range owed {
+		out := u.Out
+		if u.Attempts > 0 {
+			out.Text = recoveredPrefix + out.Text
+		}
+		r.log.Info("gateway: delivering an answer a restart kept from its chat", "platform", a.Name(), "chat_id", out.ChatID, "attempts", u.Attempts)
+		r.sendRecorded(ctx, a, u.ID, out)
 	}
 }
 
@@ -416,12 +489,17 @@ func (r *Runner) typing(ctx context.Context, a platform.Adapter, src platform.So
 // drains, so they do not take the stopped context.
 const sendTimeout = 2 * time.Minute
 
-func (r *Runner) send(a platform.Adapter, msg platform.Outbound) {
+// send sends msg, logging a failure.
+func (r *Runner) send(a platform.Adapter, msg platform.Outbound) { _ = r.trySend(a, msg) }
+
+func (r *Runner) trySend(a platform.Adapter, msg platform.Outbound) error {
 	ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
 	defer cancel()
-	if _, err := a.Send(ctx, msg); err != nil {
+	_, err := a.Send(ctx, msg)
+	if err != nil {
 		r.log.Warn("gateway: sending a reply failed", "platform", a.Name(), "chat_id", msg.ChatID, "error", err)
 	}
+	return err
 }
 
 func (r *Runner) platformNames() []string {

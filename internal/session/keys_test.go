@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/session"
 )
@@ -89,7 +90,7 @@ func TestSessionKeysMigrateV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE session_keys; PRAGMA user_version = 1"); err != nil {
+	if _, err := db.Exec("DROP TABLE session_keys; DROP TABLE deliveries; PRAGMA user_version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -100,5 +101,41 @@ func TestSessionKeysMigrateV1(t *testing.T) {
 	}
 	if got, err := s.Get(ctx, id); err != nil || got.MessageCount != 2 || got.Key != "agent:main:telegram:dm:1" {
 		t.Fatalf("Get = %+v, %v", got, err)
+	}
+}
+
+func TestDeliveryLedger(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	s.SetClock(func() time.Time { return now })
+	sent, _ := s.RecordDelivery(ctx, session.Delivery{SessionKey: "k", Platform: "telegram", Route: `{"chat_id":"1"}`, Text: "sent"})
+	midSend, _ := s.RecordDelivery(ctx, session.Delivery{SessionKey: "k", Platform: "telegram", Text: "mid-send"})
+	never, _ := s.RecordDelivery(ctx, session.Delivery{SessionKey: "k", Platform: "telegram", Text: "never tried"})
+	worn, _ := s.RecordDelivery(ctx, session.Delivery{SessionKey: "k", Platform: "telegram", Text: "tried 3 times"})
+	other, _ := s.RecordDelivery(ctx, session.Delivery{SessionKey: "k2", Platform: "discord", Text: "discord's"})
+	_ = other
+	for _, id := range []int64{sent, midSend, worn, worn, worn} {
+		if err := s.DeliveryAttempt(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Delivered(ctx, sent); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UnsentDeliveries(ctx, "telegram", now.Add(-24*time.Hour), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != midSend || got[0].Attempts != 1 || got[1].ID != never || got[1].Attempts != 0 || got[1].Text != "never tried" {
+		t.Fatalf("unsent %+v", got)
+	}
+	// A day later they are stale: pruned, not sent.
+	now = now.Add(25 * time.Hour)
+	if got, err := s.UnsentDeliveries(ctx, "telegram", now.Add(-24*time.Hour), 3); err != nil || len(got) != 0 {
+		t.Fatalf("stale rows: %+v, %v", got, err)
+	}
+	if got, _ := s.UnsentDeliveries(ctx, "discord", time.Time{}, 3); len(got) != 0 {
+		t.Fatalf("pruned rows came back: %+v", got)
 	}
 }
