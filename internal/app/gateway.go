@@ -164,9 +164,10 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger,
 		Keys: keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
-		MaxConcurrent: intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
-		DrainTimeout:  drain,
-		Logger:        g.log.logger,
+		MaxConcurrent:       intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
+		DrainTimeout:        drain,
+		DispatchHookTimeout: time.Duration(intSetting(cfg, []string{"gateway", "dispatch_hook_timeout"}, 30)) * time.Second,
+		Logger:              g.log.logger,
 	})
 	if err != nil {
 		return nil, configError("%v", err)
@@ -544,7 +545,9 @@ func (l storeLedger) Record(ctx context.Context, key, pl string, out platform.Ou
 	return l.s.RecordDelivery(ctx, session.Delivery{SessionKey: key, Platform: pl, Route: string(route), Text: out.Text})
 }
 
-func (l storeLedger) Attempt(ctx context.Context, id int64) error   { return l.s.DeliveryAttempt(ctx, id) }
+func (l storeLedger) Attempt(ctx context.Context, id int64) error {
+	return l.s.DeliveryAttempt(ctx, id)
+}
 func (l storeLedger) Delivered(ctx context.Context, id int64) error { return l.s.Delivered(ctx, id) }
 
 // Unsent: upstream's rules, a day's freshness and three attempts.

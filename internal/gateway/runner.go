@@ -111,6 +111,10 @@ type Options struct {
 	// DrainTimeout is how long running turns may take to finish after a stop
 	// before they are interrupted (default 60 s).
 	DrainTimeout time.Duration
+	// DispatchHookTimeout bounds pre_gateway_dispatch (default 30 s): the
+	// hook runs in the platform's receive path, so a plugin that blocks would
+	// stop every chat; past it the message is dispatched as if allowed.
+	DispatchHookTimeout time.Duration
 	// TypingEvery repeats the typing action while a turn runs (default 4 s).
 	TypingEvery time.Duration
 	Logger      *slog.Logger
@@ -170,6 +174,9 @@ func New(o Options) (*Runner, error) {
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 60 * time.Second
+	}
+	if o.DispatchHookTimeout <= 0 {
+		o.DispatchHookTimeout = 30 * time.Second
 	}
 	if o.TypingEvery <= 0 {
 		o.TypingEvery = 4 * time.Second
@@ -292,8 +299,14 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 		return
 	}
 	if r.o.Hooks != nil && r.o.Hooks.Has(hooks.HookPreGatewayDispatch) {
-		skip, text := gatewayDirective(r.o.Hooks.Fire(ctx, hooks.HookPreGatewayDispatch, map[string]any{
-			"event": eventMap(ev), "gateway": map[string]any{"platforms": r.platformNames()}, "session_store": nil}))
+		hctx, cancel := context.WithTimeout(ctx, r.o.DispatchHookTimeout)
+		results := r.o.Hooks.Fire(hctx, hooks.HookPreGatewayDispatch, map[string]any{
+			"event": eventMap(ev), "gateway": map[string]any{"platforms": r.platformNames()}, "session_store": nil})
+		if hctx.Err() != nil && ctx.Err() == nil {
+			r.log.Warn("gateway: pre_gateway_dispatch did not answer in time; the message goes on", "timeout", r.o.DispatchHookTimeout)
+		}
+		cancel()
+		skip, text := gatewayDirective(results)
 		if skip != "" {
 			r.log.Info("gateway: a pre_gateway_dispatch hook skipped a message", "platform", src.Platform, "reason", skip)
 			return
