@@ -44,6 +44,8 @@ type Gateway struct {
 	Platforms []string
 	// Warning is the authorisation start-up warning ("" when someone may talk).
 	Warning string
+	// requireMention is each platform's require_mention setting.
+	requireMention map[string]bool
 }
 
 // GatewayOptions are what the command asks of the gateway.
@@ -69,7 +71,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{h: h}
+	g := &Gateway{h: h, requireMention: map[string]bool{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -163,7 +165,8 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	}
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger,
-		Keys: keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
+		RequireMention: g.requireMention,
+		Keys:           keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
 		MaxConcurrent:       intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
 		DrainTimeout:        drain,
 		DispatchHookTimeout: time.Duration(intSetting(cfg, []string{"gateway", "dispatch_hook_timeout"}, 30)) * time.Second,
@@ -224,6 +227,7 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		}
 		out = append(out, a)
 		g.Platforms = append(g.Platforms, telegram.Name)
+		g.requireMention[telegram.Name] = platformBool(doc, telegram.Name, "require_mention", false)
 	}
 	if len(out) == 0 {
 		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN in %s (the token @BotFather gave you), then run hermes gateway again", g.h.home.EnvPath())
@@ -233,6 +237,19 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 
 // extraString reads platforms.<pl>.extra.<key>, its ${VAR} references
 // expanded from the environment and .env (as model settings are).
+// platformBool reads a platform's boolean setting where upstream's docs put
+// it: platforms.<pl>.extra.<key>, platforms.<pl>.<key>, or a top-level <pl>: block.
+func platformBool(doc *config.Doc, pl, key string, def bool) bool {
+	for _, path := range [][]string{{"platforms", pl, "extra", key}, {"platforms", pl, key}, {pl, key}} {
+		if v, ok := doc.GetPath(path); ok {
+			if b, ok := config.Bool(v); ok {
+				return b
+			}
+		}
+	}
+	return def
+}
+
 func extraString(doc *config.Doc, env func(string) string, pl, key string) (string, error) {
 	v, ok := doc.GetPath([]string{"platforms", pl, "extra", key})
 	if !ok || v == nil {

@@ -290,3 +290,29 @@ func TestGatewayIdleSessionsLeaveMemory(t *testing.T) {
 		t.Fatalf("chat 1's third request: %s", joined)
 	}
 }
+
+// With require_mention, a group message that does not mention the bot is
+// not for it; one that does, and any command, is answered.
+func TestGatewayGroupRequireMention(t *testing.T) {
+	g := startGateway(t, "telegram:\n  require_mention: true\n", "TELEGRAM_ALLOWED_USERS=7\n", llmtest.Reply{Content: "you called"})
+	group := func(text string) {
+		g.tg.PushText(telegramfake.Message{ChatID: -100, ChatType: "supergroup", UserID: 7, Text: text})
+	}
+	group("just chatting among ourselves")
+	group("@" + telegramfake.BotUsername + " what is up?")
+	got := texts(g.waitCalls(t, "sendMessage", 1))
+	group("/whoami")
+	got = texts(g.waitCalls(t, "sendMessage", 2))
+	if !strings.Contains(got[0], "you called") || !strings.Contains(got[1], "agent:main:telegram:group:\\-100:7") {
+		t.Fatalf("sent %q", got)
+	}
+	reqs := g.model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	for _, m := range reqs[0].Messages {
+		if strings.Contains(m.Content, "among ourselves") {
+			t.Fatal("the unmentioned message reached the model")
+		}
+	}
+}

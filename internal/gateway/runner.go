@@ -111,6 +111,9 @@ type Options struct {
 	// DrainTimeout is how long running turns may take to finish after a stop
 	// before they are interrupted (default 60 s).
 	DrainTimeout time.Duration
+	// RequireMention, per platform, answers group and channel messages only
+	// when they mention the bot (or reply to it) or are commands.
+	RequireMention map[string]bool
 	// DispatchHookTimeout bounds pre_gateway_dispatch (default 30 s): the
 	// hook runs in the platform's receive path, so a plugin that blocks would
 	// stop every chat; past it the message is dispatched as if allowed.
@@ -291,6 +294,11 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 	}
 	switch ev.Kind {
 	case platform.EventMessage:
+		if src.ChatType != platform.ChatDM && r.o.RequireMention[src.Platform] && !ev.Mentioned {
+			if _, _, isCmd := parseCommand(ev.Text); !isCmd {
+				return // not for the bot: groups talk among themselves
+			}
+		}
 	case platform.EventButton:
 		r.button(ev)
 		return
