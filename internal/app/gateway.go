@@ -559,7 +559,7 @@ type ledgerRoute struct {
 
 func (l storeLedger) Record(ctx context.Context, key, pl string, out platform.Outbound) (int64, error) {
 	route, _ := json.Marshal(ledgerRoute{out.ChatID, out.ThreadID})
-	return l.s.RecordDelivery(ctx, session.Delivery{SessionKey: key, Platform: pl, Route: string(route), Text: out.Text})
+	return l.s.RecordDelivery(ctx, session.Delivery{SessionKey: key, Platform: pl, Route: string(route), Text: out.Text, Attempts: 1})
 }
 
 func (l storeLedger) Attempt(ctx context.Context, id int64) error {

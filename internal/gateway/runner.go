@@ -66,6 +66,7 @@ type Hooks interface {
 // marked once the platform took it, so one a crash kept from its chat goes
 // out after the restart.
 type Ledger interface {
+	// Record records out as about to be sent (its first attempt counted).
 	Record(ctx context.Context, key, platform string, out platform.Outbound) (int64, error)
 	Attempt(ctx context.Context, id int64) error
 	Delivered(ctx context.Context, id int64) error
@@ -415,12 +416,14 @@ func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) 
 		r.send(a, out)
 		return
 	}
-	r.sendRecorded(ctx, a, id, out)
+	r.sendRecorded(ctx, a, id, out, true)
 }
 
-func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound) {
-	if err := r.o.Ledger.Attempt(ctx, id); err != nil {
-		r.log.Warn("gateway: delivery ledger", "error", err)
+func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound, counted bool) {
+	if !counted {
+		if err := r.o.Ledger.Attempt(ctx, id); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
 	}
 	if r.trySend(a, out) != nil {
 		return // stays unsent: tried again at the next start
@@ -447,7 +450,7 @@ func (r *Runner) redeliver(a platform.Adapter) {
 			out.Text = recoveredPrefix + out.Text
 		}
 		r.log.Info("gateway: delivering an answer a restart kept from its chat", "platform", a.Name(), "chat_id", out.ChatID, "attempts", u.Attempts)
-		r.sendRecorded(ctx, a, u.ID, out)
+		r.sendRecorded(ctx, a, u.ID, out, false)
 	}
 }
 

@@ -18,10 +18,12 @@ type Delivery struct {
 	Attempts   int // sends begun; more than 0 and unsent means one may have arrived
 }
 
-// RecordDelivery adds an answer about to be sent and returns its id.
+// RecordDelivery adds an answer about to be sent (d.Attempts: the sends
+// counted as begun already, 1 for one about to start: one commit, not two)
+// and returns its id.
 func (s *Store) RecordDelivery(ctx context.Context, d Delivery) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO deliveries (session_key, platform, route, text, created_at) VALUES (?, ?, ?, ?, ?)`,
-		d.SessionKey, d.Platform, d.Route, d.Text, ms(s.now()))
+	res, err := s.db.ExecContext(ctx, `INSERT INTO deliveries (session_key, platform, route, text, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?)`,
+		d.SessionKey, d.Platform, d.Route, d.Text, ms(s.now()), d.Attempts)
 	if err != nil {
 		return 0, s.wrap("recording a delivery", err)
 	}
