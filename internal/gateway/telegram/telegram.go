@@ -162,32 +162,38 @@ type apiAnswer struct {
 
 func (a *Adapter) poll(ctx context.Context, h platform.Handler) error {
 	var offset int64
-	backoff := time.Duration(0)
+	// wait is the pause before the next poll: the error backoff, or a 429's
+	// retry_after (which does not grow the backoff).
+	var wait, backoff time.Duration
 	for ctx.Err() == nil {
-		if backoff > 0 && !sleep(ctx, backoff) {
+		if wait > 0 && !sleep(ctx, wait) {
 			break
 		}
+		wait = 0
 		ans, err := a.getUpdates(ctx, offset)
 		switch {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
 			backoff = nextBackoff(backoff)
+			wait = backoff
 			a.log.Warn("telegram: getUpdates failed; retrying", "error", redactToken(err.Error(), a.o.Token), "in", backoff)
 			continue
 		case ans.ErrorCode == http.StatusUnauthorized:
 			return fmt.Errorf("telegram: %w (401 Unauthorized)", ErrTokenRefused)
 		case ans.ErrorCode == http.StatusConflict:
 			backoff = nextBackoff(backoff)
+			wait = backoff
 			a.log.Warn("telegram: another process is polling this bot (409 Conflict); stop it or run `hermes gateway run --replace`",
 				"retry_in", backoff)
 			continue
 		case ans.ErrorCode == http.StatusTooManyRequests:
-			backoff = time.Duration(max(ans.Parameters.RetryAfter, 1)) * time.Second
-			a.log.Warn("telegram: rate limited (429)", "retry_after", backoff)
+			wait = time.Duration(max(ans.Parameters.RetryAfter, 1)) * time.Second
+			a.log.Warn("telegram: rate limited (429)", "retry_after", wait)
 			continue
 		case !ans.OK:
 			backoff = nextBackoff(backoff)
+			wait = backoff
 			a.log.Warn("telegram: getUpdates refused", "code", ans.ErrorCode, "description", ans.Description)
 			continue
 		}

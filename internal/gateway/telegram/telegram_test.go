@@ -137,12 +137,16 @@ func TestColdBootDropsPending(t *testing.T) {
 func TestConflictAndRateLimitOnPollRecover(t *testing.T) {
 	srv := telegramfake.Start("1:tok")
 	defer srv.Close()
-	srv.Fail("getUpdates", 2, telegramfake.Failure{Code: 409, Description: "Conflict: terminated by other getUpdates request"})
+	srv.Fail("getUpdates", 1, telegramfake.Failure{Code: 409, Description: "Conflict: terminated by other getUpdates request"})
 	srv.Fail("getUpdates", 1, telegramfake.Failure{Code: 429, Description: "Too Many Requests", RetryAfter: 1})
+	srv.Fail("getUpdates", 2, telegramfake.Failure{Code: 502, Description: "Bad Gateway"}) // the API away, then back
 	r := start(t, srv, telegram.Options{})
 	srv.PushText(telegramfake.Message{ChatID: 1, UserID: 1, Text: "after the storm"})
 	if evs := r.wait(t, 1); evs[0].Text != "after the storm" {
 		t.Fatalf("event %+v", evs[0])
+	}
+	if n := len(srv.Calls("getUpdates")); n != 4 {
+		t.Errorf("%d failed polls recorded, want 4", n)
 	}
 }
 
@@ -390,4 +394,18 @@ func freePort(t *testing.T) string {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// A huge text is cut to 64 KiB (Telegram's own limit is 4096 units: more is
+// not Telegram) and still delivered.
+func TestHugeUpdate(t *testing.T) {
+	srv := telegramfake.Start("1:tok")
+	defer srv.Close()
+	r := start(t, srv, telegram.Options{})
+	srv.PushText(telegramfake.Message{ChatID: 1, UserID: 1, Text: strings.Repeat("x", 1<<20)})
+	srv.PushText(telegramfake.Message{ChatID: 1, UserID: 1, Text: "next"})
+	evs := r.wait(t, 2)
+	if len(evs[0].Text) != 64<<10 || evs[1].Text != "next" {
+		t.Fatalf("texts of %d and %q", len(evs[0].Text), evs[1].Text)
+	}
 }
