@@ -281,6 +281,9 @@ var varRef = lazyre.New(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
 // anything else 75 (restart me).
 func (g *Gateway) Run(ctx context.Context) error {
 	g.log.logger.Info("gateway: started", "platforms", strings.Join(g.Platforms, ","))
+	if g.Warning != "" {
+		g.log.logger.Warn(g.Warning)
+	}
 	err := g.runner.Run(ctx)
 	g.log.logger.Info("gateway: stopped")
 	switch {

@@ -69,9 +69,6 @@ func gatewayRun(ctx context.Context, opts *gatewayRunOptions) error {
 		return err
 	}
 	defer g.Close()
-	if g.Warning != "" {
-		f.Warn(g.Warning)
-	}
 	return g.Run(ctx)
 }
 
