@@ -322,6 +322,9 @@ func (a *Adapter) callback(ctx context.Context, q *models.CallbackQuery) (platfo
 		if m.Chat.Type != models.ChatTypePrivate {
 			src.ChatType = platform.ChatGroup
 		}
+		if m.MessageThreadID != 0 && (m.IsTopicMessage || src.ChatType == platform.ChatDM) {
+			src.ThreadID = strconv.Itoa(m.MessageThreadID) // the question's topic: its session
+		}
 		ev.MessageID = strconv.Itoa(m.ID)
 	} else if m := q.Message.InaccessibleMessage; m != nil {
 		src.ChatID = strconv.FormatInt(m.Chat.ID, 10)
