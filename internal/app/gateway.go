@@ -568,7 +568,9 @@ func (l storeLedger) Record(ctx context.Context, key, pl string, out platform.Ou
 func (l storeLedger) Attempt(ctx context.Context, id int64) error {
 	return l.s.DeliveryAttempt(ctx, id)
 }
-func (l storeLedger) Delivered(ctx context.Context, id int64) error { return l.s.Delivered(ctx, id) }
+func (l storeLedger) Delivered(ctx context.Context, ids ...int64) error {
+	return l.s.Delivered(ctx, ids...)
+}
 
 // Unsent: upstream's rules, a day's freshness and three attempts.
 func (l storeLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {

@@ -69,7 +69,8 @@ type Ledger interface {
 	// Record records out as about to be sent (its first attempt counted).
 	Record(ctx context.Context, key, platform string, out platform.Outbound) (int64, error)
 	Attempt(ctx context.Context, id int64) error
-	Delivered(ctx context.Context, id int64) error
+	// Delivered marks answers sent (several at once: one commit).
+	Delivered(ctx context.Context, ids ...int64) error
 	// Unsent are platform's answers recorded in the last day and never marked
 	// sent, tried fewer than three times, oldest first.
 	Unsent(ctx context.Context, platform string) ([]Unsent, error)
@@ -141,6 +142,10 @@ type Runner struct {
 	draining   bool
 	authorized map[string]auth.Rule // key → the rule that let its sender in, for /whoami
 	approvals  map[string][]*pendingApproval
+	// sent takes the ledger ids of answers the platform took; markSent
+	// commits them in batches (a crash loses at most a batch's marks: those
+	// answers are sent again, marked as possible duplicates).
+	sent chan int64
 }
 
 // lane is one session key's queue: at most one turn runs in it at a time.
@@ -211,6 +216,12 @@ func (r *Runner) Adapter(name string) (platform.Adapter, bool) {
 // are interrupted (what they said is kept). It returns the first adapter's
 // fatal error, if one failed for good.
 func (r *Runner) Run(ctx context.Context) error {
+	if r.o.Ledger != nil {
+		r.sent = make(chan int64, 1024)
+		marked := make(chan struct{})
+		go func() { defer close(marked); r.markSent() }()
+		defer func() { close(r.sent); <-marked }() // after the drain: every send is done
+	}
 	adCtx, stopAdapters := context.WithCancel(ctx)
 	defer stopAdapters()
 	errs := make(chan error, len(r.adapters))
@@ -428,8 +439,29 @@ func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64,
 	if r.trySend(a, out) != nil {
 		return // stays unsent: tried again at the next start
 	}
-	if err := r.o.Ledger.Delivered(ctx, id); err != nil {
-		r.log.Warn("gateway: delivery ledger", "error", err)
+	r.sent <- id
+}
+
+// markSent commits the sent marks: what has gathered once the previous
+// commit is done, so a busy gateway commits many marks at once.
+func (r *Runner) markSent() {
+	for id := range r.sent {
+		ids := []int64{id}
+	gather:
+		for len(ids) < 512 {
+			select {
+			case more, ok := <-r.sent:
+				if !ok {
+					break gather
+				}
+				ids = append(ids, more)
+			default:
+				break gather
+			}
+		}
+		if err := r.o.Ledger.Delivered(context.Background(), ids...); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -36,10 +37,20 @@ func (s *Store) DeliveryAttempt(ctx context.Context, id int64) error {
 	return s.wrap("counting a delivery attempt", err)
 }
 
-// Delivered marks an answer sent.
-func (s *Store) Delivered(ctx context.Context, id int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, ms(s.now()), id)
-	return s.wrap("marking a delivery", err)
+// Delivered marks answers sent, all in one commit.
+func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := ms(s.now())
+	return s.wrap("marking deliveries", s.tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, now, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }
 
 // UnsentDeliveries are the answers of platform recorded since since, never
