@@ -300,9 +300,9 @@ func TestGatewayGroupRequireMention(t *testing.T) {
 	}
 	group("just chatting among ourselves")
 	group("@" + telegramfake.BotUsername + " what is up?")
-	got := texts(g.waitCalls(t, "sendMessage", 1))
+	g.waitCalls(t, "sendMessage", 1)
 	group("/whoami")
-	got = texts(g.waitCalls(t, "sendMessage", 2))
+	got := texts(g.waitCalls(t, "sendMessage", 2))
 	if !strings.Contains(got[0], "you called") || !strings.Contains(got[1], "agent:main:telegram:group:\\-100:7") {
 		t.Fatalf("sent %q", got)
 	}
