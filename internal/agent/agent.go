@@ -185,6 +185,8 @@ type Turn struct {
 	ToolCalls   []ToolRecord
 	Interrupted bool
 	APICalls    int
+	// Usage sums the token counts the model reported for this turn's calls.
+	Usage llm.Usage
 	// Streamed is true when the final answer reached the Output as a stream.
 	Streamed bool
 
@@ -274,6 +276,9 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 			}
 			return "", err
 		}
+		t.Usage.PromptTokens += resp.Usage.PromptTokens
+		t.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		t.Usage.TotalTokens += resp.Usage.TotalTokens
 		msg := resp.Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {

@@ -45,7 +45,10 @@ func newApprover(io *IOStreams, h home.Home, redact func(string) string) *approv
 func (host *Host) registerBuiltinTools() error {
 	h := host.home
 	var approver tools.Approver
-	if host.Approver != nil {
+	switch {
+	case host.toolApprover != nil:
+		approver = host.toolApprover
+	case host.Approver != nil:
 		approver = host.Approver
 	}
 	hk := host.Registry.Hooks()

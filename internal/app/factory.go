@@ -21,6 +21,7 @@ import (
 	"github.com/hermes-go/hermes/internal/logs"
 	"github.com/hermes-go/hermes/internal/reaper"
 	"github.com/hermes-go/hermes/internal/redact"
+	"github.com/hermes-go/hermes/internal/tools"
 )
 
 // IOStreams is the terminal: the streams and whether they are TTYs.
@@ -70,6 +71,9 @@ type Factory struct {
 	// and kills what is left of them in Close.
 	procs     *reaper.Reaper
 	ownsProcs bool
+	// toolApprover replaces the terminal prompt for the Host (the gateway's
+	// approvals in chat).
+	toolApprover tools.Approver
 }
 
 // Home resolves HERMES_HOME and the profile once.

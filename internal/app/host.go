@@ -29,7 +29,10 @@ type Host struct {
 	// Approver is the interactive approval prompt, nil when nobody can answer it
 	// (stdin or stderr is not a terminal).
 	Approver *approval.Approver
-	warned   int // manager warnings already shown
+	// toolApprover, when set, answers approvals instead of Approver: the
+	// gateway's, which asks in the conversation.
+	toolApprover tools.Approver
+	warned       int // manager warnings already shown
 	// tools is the tool set every call through Pipeline is held to.
 	tools toolGate
 	mcp   hostMCP
@@ -67,7 +70,9 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Reaper:      f.procs,
 		MCP:         lazyMCP{host},
 	}
-	if host.Approver = newApprover(f.IO, h, f.Redactor().String); host.Approver != nil {
+	if f.toolApprover != nil {
+		host.toolApprover = f.toolApprover
+	} else if host.Approver = newApprover(f.IO, h, f.Redactor().String); host.Approver != nil {
 		opts.Approver = host.Approver
 	}
 	host.m = plugins.New(opts)
@@ -196,7 +201,10 @@ func (h *Host) CachedCLICommands() ([]plugins.CachedCLICommand, []string) {
 func (h *Host) Pipeline() *tools.Pipeline {
 	p := &tools.Pipeline{Registry: h.Registry.Tools(), Hooks: h.Registry.Hooks(), Middleware: h.Registry.ToolMiddleware(),
 		Enabled: h.tools.allows}
-	if h.Approver != nil {
+	switch {
+	case h.toolApprover != nil:
+		p.Approver = h.toolApprover
+	case h.Approver != nil:
 		p.Approver = h.Approver
 	}
 	return p

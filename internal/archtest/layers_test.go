@@ -31,13 +31,15 @@ var tiers = map[string]int{
 	"internal/home": 1, "pkg/protocol": 1, "internal/catalog": 1, "internal/scan": 1,
 	"internal/urlscheme": 1, "internal/llm": 1, "internal/logs": 1, "internal/hooks": 1,
 	"internal/gateway/platform": 1, // what the gateway and its platform adapters share
+	"internal/gateway/service":  1, // the systemd unit, systemctl, the gateway's pid file
 	// 2: what plugins and tools are.
 	"internal/plugins/manifest": 2, "internal/tools": 2, "internal/session": 2, "pkg/pluginsdk": 2,
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
 	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
 	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
 	// Platform adapters: the seam and leaves only (gateway_test.go).
-	"internal/gateway/discord": 2,
+	"internal/gateway/discord":  2,
+	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,
@@ -50,6 +52,7 @@ var tiers = map[string]int{
 	"internal/gateway/auth": 4,
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
+	"internal/gateway": 5, // the runner: sessions, busy lanes, chat commands (over registry and auth)
 	// 6: the plugin manager (lifecycle).
 	"internal/plugins": 6,
 	// 7: wiring; 8: verbs; 9: programs.

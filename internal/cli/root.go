@@ -173,6 +173,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdChat(f, nil),
 		newCmdSessions(f),
 		newCmdPairing(f),
+		newCmdGateway(f),
 		newCmdOpenURL(f, nil),
 		newCmdHooks(f),
 	)

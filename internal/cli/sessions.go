@@ -105,13 +105,25 @@ func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
 		return nil
 	}
 	t := &table{color: opts.Color()}
-	t.header("ID", "Title", "Model", "Messages", "Updated")
+	keyed := false // a Key column only when the gateway has sessions
+	for _, x := range list {
+		keyed = keyed || x.Key != ""
+	}
+	if keyed {
+		t.header("ID", "Title", "Model", "Messages", "Updated", "Key")
+	} else {
+		t.header("ID", "Title", "Model", "Messages", "Updated")
+	}
 	for _, x := range list {
 		title := x.Title
 		if title == "" && x.Preview != "" {
 			title = strconv.Quote(truncate(x.Preview, 40))
 		}
-		t.row(x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt))
+		cells := []string{x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt)}
+		if keyed {
+			cells = append(cells, x.Key)
+		}
+		t.row(cells...)
 	}
 	t.write(out)
 	return nil

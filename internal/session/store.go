@@ -39,14 +39,17 @@ var ErrNotFound = errors.New("no such session")
 
 // Session is one conversation.
 type Session struct {
-	ID        string         `json:"id"`
-	CreatedAt time.Time      `json:"created_at"`
-	UpdatedAt time.Time      `json:"updated_at"`
-	EndedAt   *time.Time     `json:"ended_at,omitempty"`
-	Title     string         `json:"title"`
-	Model     string         `json:"model"`
-	Source    string         `json:"source"` // "cli", "gateway:telegram", ...
-	Metadata  map[string]any `json:"metadata,omitempty"`
+	ID        string     `json:"id"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	Title     string     `json:"title"`
+	Model     string     `json:"model"`
+	Source    string     `json:"source"` // "cli", "telegram", ...
+	// Key is the gateway session key that routes to this session (filled by
+	// Get and List; "" for none).
+	Key      string         `json:"session_key,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
 
 	// Filled by Get and List.
 	MessageCount int    `json:"message_count"`
@@ -187,6 +190,9 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
 
+// Now is the store's clock.
+func (s *Store) Now() time.Time { return s.now() }
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -241,6 +247,26 @@ var migrations = []string{
 		INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
 		INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
 	END;`,
+	// 2: the gateway's routing index: which session a chat's key continues,
+	// and where its answers go (the Source as JSON); its delivery ledger.
+	`CREATE TABLE session_keys (
+		session_key TEXT PRIMARY KEY,
+		session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		origin      TEXT NOT NULL DEFAULT '{}',
+		updated_at  INTEGER NOT NULL
+	);
+	CREATE INDEX session_keys_session ON session_keys(session_id);
+	CREATE TABLE deliveries (
+		id          INTEGER PRIMARY KEY,
+		session_key TEXT NOT NULL,
+		platform    TEXT NOT NULL,
+		route       TEXT NOT NULL DEFAULT '{}',
+		text        TEXT NOT NULL,
+		created_at  INTEGER NOT NULL,
+		attempts    INTEGER NOT NULL DEFAULT 0,
+		sent_at     INTEGER
+	);
+	CREATE INDEX deliveries_unsent ON deliveries(sent_at, created_at);`,
 }
 
 // SchemaVersion is the schema this code writes.

@@ -409,7 +409,7 @@ func TestUnreadable(t *testing.T) {
 		path, want string
 	}{
 		{garbage, "session store " + garbage + " is unreadable: "},
-		{newer, "session store " + newer + " has schema version 2, newer than this hermes knows (1): upgrade hermes"},
+		{newer, "session store " + newer + fmt.Sprintf(" has schema version %d, newer than this hermes knows (%d): upgrade hermes", session.SchemaVersion+1, session.SchemaVersion)},
 		{dir, "session store " + dir + " is a directory"},
 	} {
 		_, err := session.Open(ctx, tc.path)

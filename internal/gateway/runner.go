@@ -1,0 +1,624 @@
+// Package gateway is the messaging gateway's runner: it takes the events of
+// every platform adapter, decides who may talk (before anything else sees a
+// message), answers chat commands, and runs the agent one turn at a time per
+// session key, sessions concurrently up to a bound. The agent itself is
+// behind Engine (internal/app wires the same model, tools, plugins and hooks
+// as `hermes chat`); the platforms behind platform.Adapter.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/gateway/auth"
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
+)
+
+// Engine runs the agent for gateway sessions.
+type Engine interface {
+	// Turn runs one turn of the session key routes to (the stored one, or a
+	// new one bound to key) and returns what the agent answered. Cancelling
+	// ctx interrupts it; what was said so far stays stored.
+	Turn(ctx context.Context, key string, src platform.Source, text string) (TurnResult, error)
+	// NewSession starts a new session for key (/new, /reset).
+	NewSession(ctx context.Context, key string, src platform.Source) (string, error)
+	// Info describes key's session; Exists is false when key has none yet.
+	Info(ctx context.Context, key string) (SessionInfo, error)
+}
+
+// TurnResult is what a turn produced.
+type TurnResult struct {
+	SessionID string
+	Reply     string
+	Usage     llm.Usage
+}
+
+// SessionInfo is /status and /usage's view of a session.
+type SessionInfo struct {
+	Exists    bool
+	SessionID string
+	Model     string
+	Messages  int
+	Usage     llm.Usage // this process's turns
+}
+
+// Authorizer decides who may talk to the agent (auth.Authorizer).
+type Authorizer interface {
+	Check(src platform.Source) auth.Decision
+	PairingReply(ctx context.Context, src platform.Source) (string, error)
+}
+
+// Hooks is the part of the hook dispatcher the runner fires.
+type Hooks interface {
+	Fire(ctx context.Context, hook hooks.Name, payload map[string]any) []any
+	Has(hook hooks.Name) bool
+}
+
+// Ledger is the delivery ledger: an answer is recorded before it is sent and
+// marked once the platform took it, so one a crash kept from its chat goes
+// out after the restart.
+type Ledger interface {
+	// Record records out as about to be sent (its first attempt counted).
+	Record(ctx context.Context, key, platform string, out platform.Outbound) (int64, error)
+	Attempt(ctx context.Context, id int64) error
+	// Delivered marks answers sent (several at once: one commit).
+	Delivered(ctx context.Context, ids ...int64) error
+	// Unsent are platform's answers recorded in the last day and never marked
+	// sent, tried fewer than three times, oldest first.
+	Unsent(ctx context.Context, platform string) ([]Unsent, error)
+}
+
+// Unsent is an answer the ledger still owes a chat.
+type Unsent struct {
+	ID       int64
+	Out      platform.Outbound
+	Attempts int // more than 0: a send had begun, so it may have arrived
+}
+
+// Commands are the plugins' slash commands.
+type Commands interface {
+	Commands() []*registry.Command
+}
+
+// Busy input modes (display.busy_input_mode).
+const (
+	BusyInterrupt = "interrupt"
+	BusyQueue     = "queue"
+	BusySteer     = "steer"
+)
+
+// Options configure a Runner.
+type Options struct {
+	Adapters []platform.Adapter
+	Engine   Engine
+	Auth     Authorizer
+	Hooks    Hooks    // nil: none
+	Commands Commands // nil: none
+	Ledger   Ledger   // nil: answers are not recorded before they are sent
+	Keys     platform.KeyOptions
+	// BusyMode is display.busy_input_mode (default interrupt); BusyAck sends
+	// the acknowledgement of a message that arrived mid-turn.
+	BusyMode string
+	BusyAck  bool
+	// MaxConcurrent bounds the turns running at once (default 32).
+	MaxConcurrent int
+	// DrainTimeout is how long running turns may take to finish after a stop
+	// before they are interrupted (default 60 s).
+	DrainTimeout time.Duration
+	// RequireMention, per platform, answers group and channel messages only
+	// when they mention the bot (or reply to it) or are commands.
+	RequireMention map[string]bool
+	// DispatchHookTimeout bounds pre_gateway_dispatch (default 30 s): the
+	// hook runs in the platform's receive path, so a plugin that blocks would
+	// stop every chat; past it the message is dispatched as if allowed.
+	DispatchHookTimeout time.Duration
+	// TypingEvery repeats the typing action while a turn runs (default 4 s).
+	TypingEvery time.Duration
+	Logger      *slog.Logger
+}
+
+// Runner is one gateway.
+type Runner struct {
+	o        Options
+	adapters map[string]platform.Adapter
+	sem      chan struct{}
+	log      *slog.Logger
+
+	// turnCtx is what every turn runs under: cancelled only when a drain
+	// runs out of time, never by the signal that started the drain.
+	turnCtx    context.Context
+	stopTurns  context.CancelFunc
+	mu         sync.Mutex
+	lanes      map[string]*lane
+	running    sync.WaitGroup // lanes with work, plugin commands
+	draining   bool
+	authorized map[string]auth.Rule // key → the rule that let its sender in, for /whoami
+	approvals  map[string][]*pendingApproval
+	// sent takes the ledger ids of answers the platform took; markSent
+	// commits them in batches (a crash loses at most a batch's marks: those
+	// answers are sent again, marked as possible duplicates).
+	sent chan int64
+}
+
+// lane is one session key's queue: at most one turn runs in it at a time.
+type lane struct {
+	key     string
+	src     platform.Source
+	pending []platform.Event
+	cancel  context.CancelCauseFunc // of the running turn; nil between turns
+}
+
+// Causes of an interrupted turn.
+var (
+	errInterruptedByUser = errors.New("interrupted by a new message")
+	errStopped           = errors.New("stopped with /stop")
+	errDrainTimeout      = errors.New("the gateway stopped before the turn finished")
+)
+
+// New builds a runner; Run starts it.
+func New(o Options) (*Runner, error) {
+	if o.Engine == nil || o.Auth == nil {
+		return nil, errors.New("gateway: a runner needs an engine and an authorizer")
+	}
+	if len(o.Adapters) == 0 {
+		return nil, errors.New("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN in $HERMES_HOME/.env (or platforms.<name>.enabled in config.yaml)")
+	}
+	switch o.BusyMode {
+	case "":
+		o.BusyMode = BusyInterrupt
+	case BusyInterrupt, BusyQueue, BusySteer:
+	default:
+		return nil, fmt.Errorf("display.busy_input_mode is %q: use interrupt, queue or steer", o.BusyMode)
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = 32
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 60 * time.Second
+	}
+	if o.DispatchHookTimeout <= 0 {
+		o.DispatchHookTimeout = 30 * time.Second
+	}
+	if o.TypingEvery <= 0 {
+		o.TypingEvery = 4 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Runner{o: o, adapters: map[string]platform.Adapter{}, sem: make(chan struct{}, o.MaxConcurrent), log: o.Logger,
+		lanes: map[string]*lane{}, authorized: map[string]auth.Rule{}, approvals: map[string][]*pendingApproval{}}
+	for _, a := range o.Adapters {
+		if _, dup := r.adapters[a.Name()]; dup {
+			return nil, fmt.Errorf("gateway: two adapters for platform %s", a.Name())
+		}
+		r.adapters[a.Name()] = a
+	}
+	r.turnCtx, r.stopTurns = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// Adapter returns the running adapter of a platform (platform actions).
+func (r *Runner) Adapter(name string) (platform.Adapter, bool) {
+	a, ok := r.adapters[name]
+	return a, ok
+}
+
+// Run serves every adapter until ctx ends, then drains: the adapters stop
+// taking messages, running and queued turns get DrainTimeout to finish, then
+// are interrupted (what they said is kept). It returns the first adapter's
+// fatal error, if one failed for good.
+func (r *Runner) Run(ctx context.Context) error {
+	if r.o.Ledger != nil {
+		r.sent = make(chan int64, 1024)
+		marked := make(chan struct{})
+		go func() { defer close(marked); r.markSent() }()
+		defer func() { close(r.sent); <-marked }() // after the drain: every send is done
+	}
+	adCtx, stopAdapters := context.WithCancel(ctx)
+	defer stopAdapters()
+	errs := make(chan error, len(r.adapters))
+	var adapters sync.WaitGroup
+	for _, a := range r.o.Adapters {
+		if r.o.Ledger != nil {
+			r.running.Add(1)
+			go func() { defer r.running.Done(); r.redeliver(a) }()
+		}
+		adapters.Add(1)
+		go func() {
+			defer adapters.Done()
+			if err := a.Run(adCtx, func(ctx context.Context, ev platform.Event) { r.dispatch(ctx, a, ev) }); err != nil {
+				errs <- fmt.Errorf("%s: %w", a.Name(), err)
+			}
+		}()
+	}
+	var fatal error
+	select {
+	case <-ctx.Done():
+	case fatal = <-errs:
+		r.log.Error("gateway: a platform failed", "error", fatal)
+	}
+	stopAdapters()
+	adapters.Wait()
+	r.drain()
+	return fatal
+}
+
+func (r *Runner) drain() {
+	r.mu.Lock()
+	r.draining = true
+	busy := len(r.lanes)
+	r.mu.Unlock()
+	if busy > 0 {
+		r.log.Info("gateway: draining", "sessions", busy, "timeout", r.o.DrainTimeout)
+	}
+	done := make(chan struct{})
+	go func() { r.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(r.o.DrainTimeout):
+	}
+	r.log.Warn("gateway: drain timed out; interrupting the turns still running")
+	r.mu.Lock()
+	for _, l := range r.lanes {
+		if l.cancel != nil {
+			l.cancel(errDrainTimeout)
+		}
+	}
+	r.mu.Unlock()
+	r.stopTurns()
+	<-done
+}
+
+// dispatch is every adapter's handler: authorise, then commands inline or
+// the message onto its session's lane. It never blocks on a turn.
+func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.Event) {
+	src := ev.Source
+	src.Platform = a.Name()
+	ev.Source = src
+	d := r.o.Auth.Check(src)
+	if d.Problem != nil {
+		r.log.Warn("gateway: authorisation read a file it could not use", "error", d.Problem)
+	}
+	if !d.Allowed {
+		r.log.Info("gateway: unauthorised message dropped", "platform", src.Platform, "user_id", src.UserID, "chat_type", src.ChatType, "pair", d.Pair)
+		if ev.Ack != nil {
+			ev.Ack("")
+		}
+		if d.Pair && ev.Kind == platform.EventMessage {
+			text, err := r.o.Auth.PairingReply(ctx, src)
+			if err != nil {
+				r.log.Warn("gateway: pairing request failed", "platform", src.Platform, "error", err)
+			}
+			if text != "" {
+				r.send(a, platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID, Text: text})
+			}
+		}
+		return
+	}
+	switch ev.Kind {
+	case platform.EventMessage:
+		if src.ChatType != platform.ChatDM && r.o.RequireMention[src.Platform] && !ev.Mentioned {
+			if _, _, isCmd := parseCommand(ev.Text); !isCmd {
+				return // not for the bot: groups talk among themselves
+			}
+		}
+	case platform.EventButton:
+		r.button(ev)
+		return
+	default:
+		r.platformEvent(ctx, ev)
+		return
+	}
+	if r.o.Hooks != nil && r.o.Hooks.Has(hooks.HookPreGatewayDispatch) {
+		hctx, cancel := context.WithTimeout(ctx, r.o.DispatchHookTimeout)
+		results := r.o.Hooks.Fire(hctx, hooks.HookPreGatewayDispatch, map[string]any{
+			"event": eventMap(ev), "gateway": map[string]any{"platforms": r.platformNames()}, "session_store": nil})
+		if hctx.Err() != nil && ctx.Err() == nil {
+			r.log.Warn("gateway: pre_gateway_dispatch did not answer in time; the message goes on", "timeout", r.o.DispatchHookTimeout)
+		}
+		cancel()
+		skip, text := gatewayDirective(results)
+		if skip != "" {
+			r.log.Info("gateway: a pre_gateway_dispatch hook skipped a message", "platform", src.Platform, "reason", skip)
+			return
+		}
+		if text != nil {
+			ev.Text = *text
+		}
+	}
+	key := platform.SessionKey(src, r.o.Keys)
+	r.mu.Lock()
+	r.authorized[key] = d.Rule
+	r.mu.Unlock()
+	if name, args, ok := parseCommand(ev.Text); ok && r.command(ctx, a, ev, key, name, args) {
+		return
+	}
+	r.enqueue(a, key, ev)
+}
+
+// enqueue puts ev on key's lane, starting the lane or, when a turn runs,
+// doing what display.busy_input_mode says.
+func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event) {
+	r.mu.Lock()
+	if r.draining {
+		r.mu.Unlock()
+		return
+	}
+	l, busy := r.lanes[key]
+	if !busy {
+		l = &lane{key: key}
+		r.lanes[key] = l
+		r.running.Add(1)
+	}
+	l.src = ev.Source
+	l.pending = append(l.pending, ev)
+	ack := ""
+	if busy && l.cancel != nil {
+		switch r.o.BusyMode {
+		case BusyInterrupt:
+			l.cancel(errInterruptedByUser)
+			ack = "⚡ Interrupting the current task; I'll answer your new message next."
+		case BusyQueue, BusySteer:
+			ack = "⏳ Queued: I'll answer this when the current task is done."
+		}
+	}
+	r.mu.Unlock()
+	if !busy {
+		go r.runLane(a, l)
+	}
+	if ack != "" && r.o.BusyAck {
+		r.send(a, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: ack})
+	}
+}
+
+// runLane runs l's turns until nothing is pending, then retires the lane
+// (an idle session costs only its stored rows).
+func (r *Runner) runLane(a platform.Adapter, l *lane) {
+	defer r.running.Done()
+	r.sem <- struct{}{}
+	defer func() { <-r.sem }()
+	for {
+		r.mu.Lock()
+		if len(l.pending) == 0 {
+			delete(r.lanes, l.key)
+			r.mu.Unlock()
+			return
+		}
+		batch := l.pending
+		l.pending = nil
+		src := l.src
+		ctx, cancel := context.WithCancelCause(r.turnCtx)
+		l.cancel = cancel
+		r.mu.Unlock()
+
+		reply, ok := r.turn(ctx, a, l, src, batch)
+
+		// The turn is over before its answer goes out: a message arriving
+		// now waits for the next turn rather than interrupting this one.
+		r.mu.Lock()
+		l.cancel = nil
+		r.mu.Unlock()
+		cancel(nil)
+		if ok {
+			r.deliver(a, l.key, reply)
+		}
+	}
+}
+
+// deliver sends a turn's answer through the ledger.
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) {
+	if r.o.Ledger == nil {
+		r.send(a, out)
+		return
+	}
+	ctx := context.Background()
+	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
+	if err != nil {
+		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)
+		r.send(a, out)
+		return
+	}
+	r.sendRecorded(ctx, a, id, out, true)
+}
+
+func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound, counted bool) {
+	if !counted {
+		if err := r.o.Ledger.Attempt(ctx, id); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+	}
+	if r.trySend(a, out) != nil {
+		return // stays unsent: tried again at the next start
+	}
+	r.sent <- id
+}
+
+// markSent commits the sent marks: what has gathered once the previous
+// commit is done, so a busy gateway commits many marks at once.
+func (r *Runner) markSent() {
+	for id := range r.sent {
+		ids := []int64{id}
+	gather:
+		for len(ids) < 512 {
+			select {
+			case more, ok := <-r.sent:
+				if !ok {
+					break gather
+				}
+				ids = append(ids, more)
+			default:
+				break gather
+			}
+		}
+		if err := r.o.Ledger.Delivered(context.Background(), ids...); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+	}
+}
+
+// recoveredPrefix marks an answer whose send had begun before a crash.
+const recoveredPrefix = "♻️ Recovered reply — sent again after the gateway restarted; it may be a duplicate.\n\n"
+
+// redeliver sends what the ledger still owes a's chats.
+func (r *Runner) redeliver(a platform.Adapter) {
+	ctx := context.Background()
+	owed, err := r.o.Ledger.Unsent(ctx, a.Name())
+	if err != nil {
+		r.log.Warn("gateway: reading the delivery ledger", "platform", a.Name(), "error", err)
+		return
+	}
+	for _, u := range owed {
+		out := u.Out
+		if u.Attempts > 0 {
+			out.Text = recoveredPrefix + out.Text
+		}
+		r.log.Info("gateway: delivering an answer a restart kept from its chat", "platform", a.Name(), "chat_id", out.ChatID, "attempts", u.Attempts)
+		r.sendRecorded(ctx, a, u.ID, out, false)
+	}
+}
+
+// turn runs one turn for the messages of batch (several when they arrived
+// while the previous turn ran: one follow-up turn, as upstream merges them)
+// and returns what to answer; ok is false when nothing is.
+func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src platform.Source, batch []platform.Event) (reply platform.Outbound, ok bool) {
+	texts := make([]string, 0, len(batch))
+	for _, ev := range batch {
+		texts = append(texts, ev.Text)
+	}
+	last := batch[len(batch)-1]
+	stopTyping := r.typing(ctx, a, src)
+	res, err := r.o.Engine.Turn(ctx, l.key, src, strings.Join(texts, "\n\n"))
+	stopTyping()
+	out := platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID}
+	switch cause := context.Cause(ctx); {
+	case err == nil:
+		out.Text = res.Reply
+	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
+		return out, false // the new message (or /stop's answer) speaks next
+	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
+		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
+	default:
+		r.log.Warn("gateway: turn failed", "session_key", l.key, "error", err)
+		out.Text = "⚠️ Sorry, that failed: " + err.Error()
+	}
+	if strings.TrimSpace(out.Text) == "" {
+		return out, false
+	}
+	if len(batch) == 1 && src.ChatType != platform.ChatDM {
+		out.ReplyTo = last.MessageID
+	}
+	return out, true
+}
+
+// typing repeats the typing action until the returned func is called.
+func (r *Runner) typing(ctx context.Context, a platform.Adapter, src platform.Source) (stop func()) {
+	tctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(r.o.TypingEvery)
+		defer t.Stop()
+		for {
+			if err := a.Typing(tctx, src.ChatID, src.ThreadID); err != nil && tctx.Err() == nil {
+				r.log.Debug("gateway: typing action failed", "platform", a.Name(), "error", err)
+			}
+			select {
+			case <-tctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// sendTimeout bounds one reply: replies go out even while the gateway
+// drains, so they do not take the stopped context.
+const sendTimeout = 2 * time.Minute
+
+// send sends msg, logging a failure.
+func (r *Runner) send(a platform.Adapter, msg platform.Outbound) { _ = r.trySend(a, msg) }
+
+func (r *Runner) trySend(a platform.Adapter, msg platform.Outbound) error {
+	ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+	defer cancel()
+	_, err := a.Send(ctx, msg)
+	if err != nil {
+		r.log.Warn("gateway: sending a reply failed", "platform", a.Name(), "chat_id", msg.ChatID, "error", err)
+	}
+	return err
+}
+
+func (r *Runner) platformNames() []string {
+	out := make([]string, 0, len(r.o.Adapters))
+	for _, a := range r.o.Adapters {
+		out = append(out, a.Name())
+	}
+	return out
+}
+
+// platformEvent fires gateway_platform_event for an authorised
+// non-message event (edits, deletes, threads).
+func (r *Runner) platformEvent(ctx context.Context, ev platform.Event) {
+	if r.o.Hooks == nil || !r.o.Hooks.Has(hooks.HookGatewayPlatformEvent) {
+		return
+	}
+	payload := map[string]any{"chat_id": ev.Source.ChatID, "message_id": nilIfEmpty(ev.MessageID), "thread_id": nilIfEmpty(ev.Source.ThreadID)}
+	if ev.Kind == platform.EventEdited {
+		payload["text"] = ev.Text
+		payload["edited_at"] = ev.Time.Unix()
+	}
+	r.o.Hooks.Fire(ctx, hooks.HookGatewayPlatformEvent, map[string]any{"platform": ev.Source.Platform, "event_type": string(ev.Kind), "payload": payload})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// eventMap is a message event as pre_gateway_dispatch sees it.
+func eventMap(ev platform.Event) map[string]any {
+	s := ev.Source
+	return map[string]any{"text": ev.Text, "message_type": "text", "message_id": nilIfEmpty(ev.MessageID),
+		"reply_to_message_id": nilIfEmpty(ev.ReplyTo), "internal": false,
+		"source": map[string]any{"platform": s.Platform, "chat_id": s.ChatID, "chat_name": s.ChatName, "chat_type": s.ChatType,
+			"user_id": s.UserID, "user_name": s.UserName, "thread_id": nilIfEmpty(s.ThreadID)}}
+}
+
+// gatewayDirective reads pre_gateway_dispatch's results: the first dict with
+// a known action wins; skip gives its reason (never ""), rewrite the new text.
+func gatewayDirective(results []any) (skip string, text *string) {
+	for _, res := range results {
+		m, ok := res.(map[string]any)
+		if !ok {
+			continue
+		}
+		action, _ := m["action"].(string)
+		switch strings.ToLower(action) {
+		case "skip":
+			reason, _ := m["reason"].(string)
+			if reason == "" {
+				reason = "skipped by a plugin"
+			}
+			return reason, nil
+		case "rewrite":
+			if t, ok := m["text"].(string); ok {
+				return "", &t
+			}
+		case "allow":
+			return "", nil
+		}
+	}
+	return "", nil
+}
