@@ -302,6 +302,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 			}
 			a.runTool(ctx, s, t, tc)
 		}
+		a.steer(ctx, s, t)
 	}
 	return "", fmt.Errorf("stopped after %d model calls in one turn without a final answer (raise agent.max_turns if this is expected)", a.o.MaxIterations)
 }

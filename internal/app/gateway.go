@@ -425,7 +425,7 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	gs := e.entry(key)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
-	ctx = withGatewayTurn(ctx, key, src)
+	ctx = agent.WithSteering(withGatewayTurn(ctx, key, src), gateway.SteeringFrom(ctx))
 	// Opening is not interrupted: a message stopped at once is still stored.
 	if err := e.open(context.WithoutCancel(ctx), ag, key, src, gs); err != nil {
 		return gateway.TurnResult{}, err

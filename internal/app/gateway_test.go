@@ -204,6 +204,59 @@ func TestGatewayBusyInput(t *testing.T) {
 			t.Fatalf("the follow-up turn was %q", msgs[len(msgs)-1].Content)
 		}
 	})
+	t.Run("steer", func(t *testing.T) {
+		// The first call asks for a tool; what the user sends meanwhile reaches
+		// the model's next call in the same turn, after the tool's result.
+		tool := llmtest.Reply{ToolCalls: []llmtest.CallReply{llmtest.Call("terminal", map[string]any{"command": "echo tool-ran"})},
+			Delay: llmtest.Duration(1500 * time.Millisecond)}
+		g := startGateway(t, "display:\n  busy_input_mode: steer\n", "TELEGRAM_ALLOWED_USERS=1\n", tool,
+			llmtest.Reply{Content: "steered answer"}, llmtest.Reply{Content: "late answer"})
+		say(g, 1, "first")
+		g.waitModel(t, 1)
+		say(g, 1, "use the blue one")
+		got := texts(g.waitCalls(t, "sendMessage", 2))
+		if !strings.Contains(got[0], "Noted") || !strings.Contains(got[1], "steered answer") {
+			t.Fatalf("sent %q", got)
+		}
+		reqs := g.model.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%d model requests, want 2 (the steering joined the running turn)", len(reqs))
+		}
+		msgs := reqs[1].Messages
+		if n := len(msgs); n < 2 || msgs[n-2].Role != "tool" || msgs[n-1].Role != "user" || msgs[n-1].Content != "use the blue one" {
+			t.Fatalf("the second call ended with %+v", msgs[max(0, n-2):])
+		}
+	})
+	t.Run("steer after the last tool boundary runs next", func(t *testing.T) {
+		g := startGateway(t, "display:\n  busy_input_mode: steer\n", "TELEGRAM_ALLOWED_USERS=1\n", slow, llmtest.Reply{Content: "answer to the second"})
+		say(g, 1, "first")
+		g.waitModel(t, 1)
+		say(g, 1, "second")
+		got := texts(g.waitCalls(t, "sendMessage", 3))
+		if !strings.Contains(got[1], "slow answer") || !strings.Contains(got[2], "answer to the second") {
+			t.Fatalf("sent %q", got)
+		}
+		msgs := g.model.Requests()[1].Messages
+		if msgs[len(msgs)-1].Content != "second" {
+			t.Fatalf("the follow-up turn was %q", msgs[len(msgs)-1].Content)
+		}
+	})
+	t.Run("stop drops what was queued", func(t *testing.T) {
+		g := startGateway(t, "display:\n  busy_input_mode: queue\n", "TELEGRAM_ALLOWED_USERS=1\n", slow, llmtest.Reply{Content: "never"})
+		say(g, 1, "first")
+		g.waitModel(t, 1)
+		say(g, 1, "second")
+		g.waitCalls(t, "sendMessage", 1) // queued
+		say(g, 1, "/stop")
+		got := texts(g.waitCalls(t, "sendMessage", 2))
+		if !strings.Contains(got[1], "Stopped") {
+			t.Fatalf("sent %q", got)
+		}
+		time.Sleep(1700 * time.Millisecond)
+		if n := len(g.model.Requests()); n != 1 {
+			t.Fatalf("%d model requests: the queued message ran after /stop", n)
+		}
+	})
 	t.Run("stop", func(t *testing.T) {
 		g := startGateway(t, "", "TELEGRAM_ALLOWED_USERS=1\n", slow)
 		say(g, 1, "first")

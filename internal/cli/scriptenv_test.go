@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,22 +32,31 @@ func init() {
 	}
 }
 
-// waitfile PATH: wait (up to a minute) until PATH exists, e.g. a marker a plugin
-// hook writes, so a script can act at a known point of a background command.
+// waitfile PATH [LINES]: wait (up to a minute) until PATH exists (with at least
+// LINES lines), e.g. a marker a plugin hook writes, so a script can act at a
+// known point of a background command.
 func init() {
 	scriptCmds["waitfile"] = func(ts *testscript.TestScript, neg bool, args []string) {
-		if neg || len(args) != 1 {
-			ts.Fatalf("usage: waitfile PATH")
+		if neg || len(args) < 1 || len(args) > 2 {
+			ts.Fatalf("usage: waitfile PATH [LINES]")
 		}
 		path := ts.MkAbs(args[0])
+		lines := 0
+		if len(args) == 2 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				ts.Fatalf("waitfile: LINES is %q: use a number from 1", args[1])
+			}
+			lines = n
+		}
 		deadline := time.Now().Add(time.Minute)
 		for time.Now().Before(deadline) {
-			if _, err := os.Stat(path); err == nil {
+			if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte("\n")) >= lines {
 				return
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		ts.Fatalf("waitfile: %s did not appear within a minute", args[0])
+		ts.Fatalf("waitfile: %s did not appear (with %d lines) within a minute", args[0], lines)
 	}
 }
 

@@ -135,7 +135,7 @@ func (r *Runner) interrupt(key string, cause error) bool {
 	if !ok {
 		return false
 	}
-	l.pending = nil
+	l.pending, l.steer = nil, nil
 	if l.cancel == nil {
 		return false
 	}

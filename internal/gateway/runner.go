@@ -153,7 +153,10 @@ type lane struct {
 	key     string
 	src     platform.Source
 	pending []platform.Event
-	cancel  context.CancelCauseFunc // of the running turn; nil between turns
+	// steer holds what arrived mid-turn in steer mode: the running turn
+	// takes it at its next tool boundary; what it leaves runs next.
+	steer  []platform.Event
+	cancel context.CancelCauseFunc // of the running turn; nil between turns
 }
 
 // Causes of an interrupted turn.
@@ -239,6 +242,10 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	if r.o.Hooks != nil && r.o.Hooks.Has(hooks.HookGatewayReady) {
+		adapters.Add(1)
+		go func() { defer adapters.Done(); r.ready(adCtx) }()
+	}
 	var fatal error
 	select {
 	case <-ctx.Done():
@@ -249,6 +256,39 @@ func (r *Runner) Run(ctx context.Context) error {
 	adapters.Wait()
 	r.drain()
 	return fatal
+}
+
+// readyWait bounds how long gateway_ready waits for every platform to
+// connect; past it, the hook fires with those that did.
+const readyWait = 30 * time.Second
+
+// ready fires gateway_ready once the platforms connected (upstream: after
+// the adapters' connect), or readyWait passed. Plugins get names and
+// states, not the adapters: those live in this process.
+func (r *Runner) ready(ctx context.Context) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	deadline := time.Now().Add(readyWait)
+	for {
+		all := true
+		for _, a := range r.o.Adapters {
+			all = all && a.Connected()
+		}
+		if all || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+	adapters := map[string]any{}
+	for _, a := range r.o.Adapters {
+		adapters[a.Name()] = map[string]any{"connected": a.Connected()}
+	}
+	r.log.Info("gateway: ready", "platforms", strings.Join(r.platformNames(), ","))
+	r.o.Hooks.Fire(ctx, hooks.HookGatewayReady, map[string]any{"gateway": map[string]any{"platforms": r.platformNames()}, "adapters": adapters})
 }
 
 func (r *Runner) drain() {
@@ -360,16 +400,20 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event) {
 		r.running.Add(1)
 	}
 	l.src = ev.Source
-	l.pending = append(l.pending, ev)
 	ack := ""
-	if busy && l.cancel != nil {
-		switch r.o.BusyMode {
-		case BusyInterrupt:
-			l.cancel(errInterruptedByUser)
-			ack = "⚡ Interrupting the current task; I'll answer your new message next."
-		case BusyQueue, BusySteer:
-			ack = "⏳ Queued: I'll answer this when the current task is done."
-		}
+	switch {
+	case !busy || l.cancel == nil:
+		l.pending = append(l.pending, ev)
+	case r.o.BusyMode == BusyInterrupt:
+		l.pending = append(l.pending, ev)
+		l.cancel(errInterruptedByUser)
+		ack = "⚡ Interrupting the current task; I'll answer your new message next."
+	case r.o.BusyMode == BusySteer:
+		l.steer = append(l.steer, ev)
+		ack = "⏩ Noted: I'll take this into account in the current task."
+	default:
+		l.pending = append(l.pending, ev)
+		ack = "⏳ Queued: I'll answer this when the current task is done."
 	}
 	r.mu.Unlock()
 	if !busy {
@@ -400,17 +444,47 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		l.cancel = cancel
 		r.mu.Unlock()
 
-		reply, ok := r.turn(ctx, a, l, src, batch)
+		reply, ok := r.turn(context.WithValue(ctx, steeringKey{}, r.steering(l)), a, l, src, batch)
 
 		// The turn is over before its answer goes out: a message arriving
 		// now waits for the next turn rather than interrupting this one.
+		// Steering the turn did not take runs next, first.
 		r.mu.Lock()
 		l.cancel = nil
+		if len(l.steer) > 0 {
+			l.pending = append(l.steer, l.pending...)
+			l.steer = nil
+		}
 		r.mu.Unlock()
 		cancel(nil)
 		if ok {
 			r.deliver(a, l.key, reply)
 		}
+	}
+}
+
+type steeringKey struct{}
+
+// SteeringFrom returns, for a turn's ctx, what takes the messages sent to
+// steer it (display.busy_input_mode: steer): nil outside a runner's turn.
+func SteeringFrom(ctx context.Context) func() []string {
+	f, _ := ctx.Value(steeringKey{}).(func() []string)
+	return f
+}
+
+func (r *Runner) steering(l *lane) func() []string {
+	return func() []string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(l.steer) == 0 {
+			return nil
+		}
+		texts := make([]string, 0, len(l.steer))
+		for _, ev := range l.steer {
+			texts = append(texts, ev.Text)
+		}
+		l.steer = nil
+		return texts
 	}
 }
 
@@ -572,12 +646,35 @@ func (r *Runner) platformEvent(ctx context.Context, ev platform.Event) {
 	if r.o.Hooks == nil || !r.o.Hooks.Has(hooks.HookGatewayPlatformEvent) {
 		return
 	}
-	payload := map[string]any{"chat_id": ev.Source.ChatID, "message_id": nilIfEmpty(ev.MessageID), "thread_id": nilIfEmpty(ev.Source.ThreadID)}
-	if ev.Kind == platform.EventEdited {
+	r.o.Hooks.Fire(ctx, hooks.HookGatewayPlatformEvent, map[string]any{"platform": ev.Source.Platform, "event_type": string(ev.Kind), "payload": eventPayload(ev)})
+}
+
+// eventPayload is a platform event's payload as upstream shapes it per
+// event type (ids as strings, None when missing).
+func eventPayload(ev platform.Event) map[string]any {
+	s := ev.Source
+	var payload map[string]any
+	switch ev.Kind {
+	case platform.EventThreadCreated:
+		payload = map[string]any{"thread_id": nilIfEmpty(s.ThreadID), "parent_chat_id": nilIfEmpty(s.ChatID), "name": ev.Text, "owner_id": nilIfEmpty(s.UserID)}
+	case platform.EventThreadRenamed:
+		payload = map[string]any{"thread_id": nilIfEmpty(s.ThreadID), "parent_chat_id": nilIfEmpty(s.ChatID), "old_name": nil, "new_name": ev.Text}
+	default:
+		payload = map[string]any{"chat_id": s.ChatID, "message_id": nilIfEmpty(ev.MessageID), "thread_id": nilIfEmpty(s.ThreadID)}
+	}
+	switch ev.Kind {
+	case platform.EventEdited:
 		payload["text"] = ev.Text
 		payload["edited_at"] = ev.Time.Unix()
+	case platform.EventDeleted:
+		payload["author_id"] = nil
+	case platform.EventReaction:
+		payload["emojis"], payload["custom_emoji_ids"] = []any{}, []any{}
 	}
-	r.o.Hooks.Fire(ctx, hooks.HookGatewayPlatformEvent, map[string]any{"platform": ev.Source.Platform, "event_type": string(ev.Kind), "payload": payload})
+	for k, v := range ev.Payload {
+		payload[k] = v
+	}
+	return payload
 }
 
 func nilIfEmpty(s string) any {

@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/gateway/platform"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -86,5 +90,36 @@ func TestApproveCommandArgs(t *testing.T) {
 func TestNewChecksOptions(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Error("a runner without engine and authorizer")
+	}
+}
+
+// gateway_platform_event payloads carry upstream's fields per event type.
+func TestEventPayload(t *testing.T) {
+	src := platform.Source{Platform: "discord", ChatID: "10", ThreadID: "20", UserID: "30"}
+	tests := []struct {
+		ev   platform.Event
+		want string
+	}{
+		{platform.Event{Kind: platform.EventEdited, Source: src, MessageID: "5", Text: "new", Time: time.Unix(7, 0)},
+			"map[chat_id:10 edited_at:7 message_id:5 text:new thread_id:20]"},
+		{platform.Event{Kind: platform.EventDeleted, Source: platform.Source{ChatID: "10"}, MessageID: "5"},
+			"map[author_id:<nil> chat_id:10 message_id:5 thread_id:<nil>]"},
+		{platform.Event{Kind: platform.EventThreadCreated, Source: src, Text: "plans"},
+			"map[name:plans owner_id:30 parent_chat_id:10 thread_id:20]"},
+		{platform.Event{Kind: platform.EventThreadRenamed, Source: src, Text: "better", Payload: map[string]any{"old_name": "plans"}},
+			"map[new_name:better old_name:plans parent_chat_id:10 thread_id:20]"},
+		{platform.Event{Kind: platform.EventThreadRenamed, Source: src, Text: "better"},
+			"map[new_name:better old_name:<nil> parent_chat_id:10 thread_id:20]"},
+		{platform.Event{Kind: platform.EventReaction, Source: platform.Source{ChatID: "10"}, MessageID: "5"},
+			"map[chat_id:10 custom_emoji_ids:[] emojis:[] message_id:5 thread_id:<nil>]"},
+		{platform.Event{Kind: platform.EventReaction, Source: platform.Source{ChatID: "10"}, MessageID: "5", Payload: map[string]any{"emojis": []any{"👍"}}},
+			"map[chat_id:10 custom_emoji_ids:[] emojis:[👍] message_id:5 thread_id:<nil>]"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.ev.Kind), func(t *testing.T) {
+			if got := fmt.Sprint(eventPayload(tc.ev)); got != tc.want {
+				t.Errorf("payload %s\nwant    %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -124,8 +124,9 @@ func join(groups ...[]string) []string {
 
 func f(names ...string) []string { return names }
 
-// catalogTable is the one table of hooks: the 39 upstream VALID_HOOKS names plus the
-// S3 additions pre_auxiliary_call, post_auxiliary_call and pre_tts_synthesis. It is
+// catalogTable is the one table of hooks: the 39 upstream VALID_HOOKS names, the
+// S3 additions pre_auxiliary_call, post_auxiliary_call and pre_tts_synthesis, and the
+// newer gateway_ready. It is
 // built on first use rather than in package init, which every hermes command pays.
 func catalogTable() []Spec {
 	return []Spec{
@@ -241,6 +242,11 @@ func catalogTable() []Spec {
 		{Name: HookGatewayPlatformEvent, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: false,
 			Fields: f("platform", "event_type", "payload"),
 			Doc:    "After authorisation, for a normalised platform event (reactions, edits, deletes, threads)."},
+		// Newer upstream (not in VALID_HOOKS of the reference snapshot): once per
+		// gateway start, after its platforms connected.
+		{Name: HookGatewayReady, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
+			Fields: f("gateway", "adapters"),
+			Doc:    "Once after `hermes gateway` started and its platforms connected (those that could)."},
 		{Name: HookPreCommand, Returns: ReturnsIgnored, Class: Unbounded, Telemetry: true,
 			Fields: f("surface", "command", "alias_used", "args_raw", "session_key", "platform"),
 			Doc:    "Before a recognised slash command's handler runs (not for running-agent /stop or /approve)."},

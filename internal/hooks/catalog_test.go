@@ -20,12 +20,15 @@ on_kanban_worker_stale_claim on_kanban_task_updated on_kanban_dispatch_tick gate
 
 var s3Hooks = []string{"pre_auxiliary_call", "post_auxiliary_call", "pre_tts_synthesis"}
 
+// newerHooks are in newer upstream code than the reference's VALID_HOOKS (wave2 §2.9).
+var newerHooks = []string{"gateway_ready"}
+
 func TestCatalogIsExactlyTheUpstreamSet(t *testing.T) {
 	valid := strings.Fields(upstreamValidHooks)
 	if len(valid) != 39 {
 		t.Fatalf("reference list has %d names, want 39", len(valid))
 	}
-	want := append(slices.Clone(valid), s3Hooks...)
+	want := append(append(slices.Clone(valid), s3Hooks...), newerHooks...)
 	sort.Strings(want)
 
 	got := Names()

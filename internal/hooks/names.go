@@ -48,6 +48,7 @@ const (
 	// Gateway and commands.
 	HookPreGatewayDispatch   Name = "pre_gateway_dispatch"
 	HookGatewayPlatformEvent Name = "gateway_platform_event"
+	HookGatewayReady         Name = "gateway_ready"
 	HookPreCommand           Name = "pre_command"
 
 	// Approvals.

@@ -397,7 +397,8 @@ func (a *Adapter) onThreadUpdate(ctx context.Context, h platform.Handler, c *dis
 	if !known || own || old.name == c.Name {
 		return
 	}
-	h(ctx, platform.Event{Kind: platform.EventThreadRenamed, Source: threadSource(c), Text: c.Name, Time: a.now()})
+	h(ctx, platform.Event{Kind: platform.EventThreadRenamed, Source: threadSource(c), Text: c.Name, Time: a.now(),
+		Payload: map[string]any{"old_name": old.name}})
 }
 
 // onInteraction turns a button press into EventButton. Discord wants an

@@ -51,6 +51,7 @@ const (
 	EventDeleted       EventKind = "message_deleted"
 	EventThreadCreated EventKind = "thread_created"
 	EventThreadRenamed EventKind = "thread_renamed"
+	EventReaction      EventKind = "reaction" // someone reacted to a message
 	EventButton        EventKind = "button" // an inline button pressed (approvals): Data says which
 )
 
@@ -63,6 +64,9 @@ type Event struct {
 	ReplyTo   string
 	Mentioned bool   // the bot was mentioned (groups answer only then, as configured)
 	Data      string // EventButton: the button's callback data
+	// Payload holds a platform event's own fields for gateway_platform_event
+	// (a reaction's emojis, a renamed thread's old name), as upstream names them.
+	Payload map[string]any
 	Time      time.Time
 	// Ack, when set, is called once the event is handled (a Telegram
 	// callback query answered, a webhook acknowledged).

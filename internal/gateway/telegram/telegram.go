@@ -262,6 +262,8 @@ func (a *Adapter) decode(ctx context.Context, raw json.RawMessage) (id int64, ev
 		ev, ok = a.message(platform.EventEdited, u.EditedMessage)
 	case u.CallbackQuery != nil:
 		ev, ok = a.callback(ctx, u.CallbackQuery)
+	case u.MessageReaction != nil:
+		ev, ok = a.reaction(u.MessageReaction)
 	}
 	return id, ev, ok
 }
@@ -312,6 +314,30 @@ func (a *Adapter) message(kind platform.EventKind, m *models.Message) (platform.
 		return ev, false // stickers, photos without captions: nothing to say to the agent yet
 	}
 	return ev, true
+}
+
+// reaction is a message_reaction update: the reactions a user now has on a
+// message (an anonymous one, by a chat, has no user to authorise: skipped).
+func (a *Adapter) reaction(r *models.MessageReactionUpdated) (platform.Event, bool) {
+	if r.User == nil {
+		return platform.Event{}, false
+	}
+	src := platform.Source{Platform: Name, ChatID: strconv.FormatInt(r.Chat.ID, 10), ChatName: r.Chat.Title, ChatType: platform.ChatGroup,
+		UserID: strconv.FormatInt(r.User.ID, 10), UserName: r.User.Username, IsBot: r.User.IsBot}
+	if r.Chat.Type == models.ChatTypePrivate {
+		src.ChatType = platform.ChatDM
+	}
+	emojis, custom := []any{}, []any{}
+	for _, rt := range r.NewReaction {
+		switch {
+		case rt.ReactionTypeEmoji != nil:
+			emojis = append(emojis, rt.ReactionTypeEmoji.Emoji)
+		case rt.ReactionTypeCustomEmoji != nil:
+			custom = append(custom, rt.ReactionTypeCustomEmoji.CustomEmojiID)
+		}
+	}
+	return platform.Event{Kind: platform.EventReaction, Source: src, MessageID: strconv.Itoa(r.MessageID), Time: time.Unix(int64(r.Date), 0),
+		Payload: map[string]any{"emojis": emojis, "custom_emoji_ids": custom}}, true
 }
 
 func (a *Adapter) callback(ctx context.Context, q *models.CallbackQuery) (platform.Event, bool) {

@@ -2,6 +2,7 @@ package telegram_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -85,19 +86,21 @@ func TestEventsInOrderDuplicatesAndBadUpdatesSkipped(t *testing.T) {
 	srv.PushRaw(502, `{"update_id": 502, "message": {"message_id": 10, "date": 1, "chat": {"id": 7, "type": "secret_lair"}, "text": "odd chat"}}`)
 	srv.PushRaw(503, `{"update_id": 503, "message": {"message_id": 11, "date": 1, "chat": {"id": -100, "type": "supergroup", "title": "g"}, "from": {"id": 42, "first_name": "A"}, "message_thread_id": 5, "is_topic_message": true, "text": "hi @hermes_fake_bot"}}`)
 	srv.PushRaw(504, `{"update_id": 504, "edited_message": {"message_id": 9, "date": 1, "edit_date": 2, "chat": {"id": 42, "type": "private"}, "from": {"id": 42, "first_name": "A"}, "text": "two!"}}`)
+	srv.PushRaw(505, `{"update_id": 505, "message_reaction": {"chat": {"id": 42, "type": "private"}, "message_id": 9, "user": {"id": 42, "is_bot": false, "first_name": "A"}, "date": 3, "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}, {"type": "custom_emoji", "custom_emoji_id": "77"}]}}`)
+	srv.PushRaw(506, `{"update_id": 506, "message_reaction": {"chat": {"id": -100, "type": "supergroup"}, "message_id": 9, "actor_chat": {"id": -100, "type": "supergroup"}, "date": 3, "old_reaction": [], "new_reaction": []}}`)
 	srv.PushText(telegramfake.Message{ChatID: 42, UserID: 42, Text: "three"})
 	r := start(t, srv, telegram.Options{DropPending: false})
-	r.wait(t, 5)
+	r.wait(t, 6)
 	time.Sleep(100 * time.Millisecond) // a duplicate would arrive now
-	evs := r.wait(t, 5)
-	if len(evs) != 5 {
+	evs := r.wait(t, 6)
+	if len(evs) != 6 {
 		t.Fatalf("%d events: %+v", len(evs), evs)
 	}
 	texts := []string{}
 	for _, ev := range evs {
 		texts = append(texts, string(ev.Kind)+":"+ev.Text)
 	}
-	want := "message:one|message:two|message:hi @hermes_fake_bot|message_edited:two!|message:three"
+	want := "message:one|message:two|message:hi @hermes_fake_bot|message_edited:two!|reaction:|message:three"
 	if got := strings.Join(texts, "|"); got != want {
 		t.Fatalf("events %s\nwant   %s", got, want)
 	}
@@ -108,6 +111,10 @@ func TestEventsInOrderDuplicatesAndBadUpdatesSkipped(t *testing.T) {
 	g := evs[2]
 	if g.Source.ChatType != platform.ChatGroup || g.Source.ThreadID != "5" || !g.Mentioned || g.Source.ChatID != "-100" {
 		t.Errorf("group event %+v", g)
+	}
+	if re := evs[4]; re.MessageID != "9" || re.Source.UserID != "42" || re.Source.ChatType != platform.ChatDM ||
+		fmt.Sprint(re.Payload) != "map[custom_emoji_ids:[77] emojis:[👍]]" {
+		t.Errorf("reaction event %+v", re)
 	}
 	if !r.a.Connected() {
 		t.Error("not Connected while running")

@@ -161,6 +161,7 @@ func (s *Server) PushRaw(id int64, raw string) {
 	defer s.mu.Unlock()
 	s.updates = append(s.updates, json.RawMessage(raw))
 	s.ids = append(s.ids, id)
+	s.nextID = max(s.nextID, id) // update ids only grow: later pushes follow this one
 	s.signal()
 }
 
