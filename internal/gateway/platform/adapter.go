@@ -52,7 +52,7 @@ const (
 	EventThreadCreated EventKind = "thread_created"
 	EventThreadRenamed EventKind = "thread_renamed"
 	EventReaction      EventKind = "reaction" // someone reacted to a message
-	EventButton        EventKind = "button" // an inline button pressed (approvals): Data says which
+	EventButton        EventKind = "button"   // an inline button pressed (approvals): Data says which
 )
 
 // Event is one thing a platform told the gateway: upstream's MessageEvent.
@@ -67,7 +67,7 @@ type Event struct {
 	// Payload holds a platform event's own fields for gateway_platform_event
 	// (a reaction's emojis, a renamed thread's old name), as upstream names them.
 	Payload map[string]any
-	Time      time.Time
+	Time    time.Time
 	// Ack, when set, is called once the event is handled (a Telegram
 	// callback query answered, a webhook acknowledged).
 	Ack func(text string)

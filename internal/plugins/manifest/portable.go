@@ -307,7 +307,6 @@ func portableServer(dir, name string, v any) (PortableServer, error) {
 	return s, nil
 }
 
-
 // readManifestFile reads a small file, refusing a huge one before reading it.
 func readManifestFile(file string) ([]byte, error) {
 	st, err := os.Stat(file)

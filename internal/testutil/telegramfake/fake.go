@@ -41,7 +41,7 @@ type Call struct {
 	Status int `json:"status"`
 	// MessageID is the id of the message a successful sendMessage created.
 	MessageID int       `json:"message_id,omitempty"`
-	At     time.Time `json:"-"`
+	At        time.Time `json:"-"`
 }
 
 // Failure is an injected error answer.
