@@ -9,6 +9,14 @@ cd "$(dirname "$0")/.."
 # with a bare "context deadline exceeded" on a busy machine.
 fuzztime="${FUZZTIME:-100000x}"
 
+echo "== gofmt"
+unformatted="$(gofmt -l $(git ls-files '*.go'))"
+if [[ -n "$unformatted" ]]; then
+  echo "not gofmt-formatted (run gofmt -w on them):" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+
 echo "== go vet"
 go vet ./...
 
