@@ -50,7 +50,9 @@ func (r *Runner) Inject(ctx context.Context, pluginID, key, text string) bool {
 		r.log.Warn("gateway: authorisation read a file it could not use", "error", d.Problem)
 	}
 	if !d.Allowed {
-		r.log.Warn(fmt.Sprintf("Plugin message injection denied by current gateway authorization: plugin=%s session=%s", pluginID, key))
+		// Upstream's text less its colon: "authorization: <token>" is what the
+		// log's secret masking hides, and it would hide the plugin's name.
+		r.log.Warn("Plugin message injection denied by current gateway authorization", "plugin", pluginID, "session", key)
 		return false
 	}
 	a, ok := r.adapters[src.Platform]
