@@ -25,14 +25,19 @@ import (
 type testRunner struct {
 	adapters map[string]platform.Adapter
 	log      *slog.Logger
+	injected []string // "plugin|key|text" of each Inject
+	accept   bool
 }
 
 func (r *testRunner) Adapter(name string) (platform.Adapter, bool) {
 	a, ok := r.adapters[name]
 	return a, ok
 }
-func (r *testRunner) Inject(context.Context, string, string, string) bool { return false }
-func (r *testRunner) Logger() *slog.Logger                                { return r.log }
+func (r *testRunner) Inject(_ context.Context, pluginID, key, text string) bool {
+	r.injected = append(r.injected, pluginID+"|"+key+"|"+text)
+	return r.accept
+}
+func (r *testRunner) Logger() *slog.Logger { return r.log }
 
 type boundGateway struct{ r GatewayRunner }
 
