@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"strings"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -164,3 +167,34 @@ func (h *Host) auxRoute(id, key string) (agent.AuxRoute, error) {
 	r.ExtraBody, _ = merged["extra_body"].(map[string]any)
 	return r, nil
 }
+
+// gatewayServices are the running gateway as the plugins of one command reach
+// it: bound by `hermes gateway run` while its runner serves, nil otherwise.
+type gatewayServices struct {
+	cur atomic.Pointer[gatewayBinding]
+}
+
+var _ hostapi.GatewayServices = (*gatewayServices)(nil)
+
+func (s *gatewayServices) Runner() hostapi.GatewayRunner {
+	if b := s.cur.Load(); b != nil {
+		return b
+	}
+	return nil // a nil *gatewayBinding would be a non-nil interface
+}
+
+func (s *gatewayServices) bind(b *gatewayBinding) { s.cur.Store(b) }
+
+// gatewayBinding is one runner and its log.
+type gatewayBinding struct {
+	r   *gateway.Runner
+	log *slog.Logger
+}
+
+func (b *gatewayBinding) Adapter(name string) (platform.Adapter, bool) { return b.r.Adapter(name) }
+
+func (b *gatewayBinding) Inject(ctx context.Context, pluginID, key, text string) bool {
+	return b.r.Inject(ctx, pluginID, key, text)
+}
+
+func (b *gatewayBinding) Logger() *slog.Logger { return b.log }

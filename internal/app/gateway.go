@@ -164,7 +164,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		ledger = storeLedger{store}
 	}
 	g.runner, err = gateway.New(gateway.Options{
-		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger,
+		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger, Routes: g.engine,
 		RequireMention: g.requireMention,
 		Keys:           keys, BusyMode: strings.ToLower(strings.TrimSpace(busy)), BusyAck: boolAt(cfg, true, "display", "busy_ack_enabled"),
 		MaxConcurrent:       intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
@@ -284,7 +284,10 @@ func (g *Gateway) Run(ctx context.Context) error {
 	if g.Warning != "" {
 		g.log.logger.Warn(g.Warning)
 	}
+	// Plugins reach the runner (platform actions, injection) only while it serves.
+	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger})
 	err := g.runner.Run(ctx)
+	g.h.gw.bind(nil)
 	g.log.logger.Info("gateway: stopped")
 	switch {
 	case err == nil:
@@ -513,6 +516,23 @@ func (e *gatewayEngine) Info(ctx context.Context, key string) (gateway.SessionIn
 		info.Model = sess.Model
 	}
 	return info, nil
+}
+
+// Route implements gateway.Routes: the session key's binding in state.db
+// and the Source stored with it.
+func (e *gatewayEngine) Route(ctx context.Context, key string) (string, platform.Source, bool, error) {
+	k, err := e.store.LookupKey(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return "", platform.Source{}, false, nil
+	}
+	if err != nil {
+		return "", platform.Source{}, false, err
+	}
+	var src platform.Source
+	if k.Origin == "" || json.Unmarshal([]byte(k.Origin), &src) != nil || src.Platform == "" || src.ChatID == "" {
+		return "", platform.Source{}, false, nil
+	}
+	return k.SessionID, src, true, nil
 }
 
 func (e *gatewayEngine) close() {

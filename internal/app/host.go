@@ -24,6 +24,7 @@ type Host struct {
 	home  home.Home
 	m     *plugins.Manager
 	agent *agentServices
+	gw    *gatewayServices
 	// Registry is what the plugins (and hermes' built-in tools) registered.
 	Registry *registry.Registry
 	// Approver is the interactive approval prompt, nil when nobody can answer it
@@ -51,7 +52,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 	doc := f.cfg.doc
 	f.cfg.doc = nil
 	f.Redactor().Disable(!redactSecrets(doc))
-	host := &Host{f: f, home: h, agent: &agentServices{}}
+	host := &Host{f: f, home: h, agent: &agentServices{}, gw: &gatewayServices{}}
 	host.tools.load = host.configToolsets
 	opts := plugins.Options{
 		Config:      doc,
@@ -69,6 +70,7 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		Clock:       f.Now,
 		Reaper:      f.procs,
 		MCP:         lazyMCP{host},
+		Gateway:     host.gw,
 	}
 	if f.toolApprover != nil {
 		host.toolApprover = f.toolApprover

@@ -53,6 +53,9 @@ type SessionInfo struct {
 // Authorizer decides who may talk to the agent (auth.Authorizer).
 type Authorizer interface {
 	Check(src platform.Source) auth.Decision
+	// CheckInjected judges a stored route by the current rules alone (no
+	// adapter-time grant): ctx.inject_message.
+	CheckInjected(src platform.Source) auth.Decision
 	PairingReply(ctx context.Context, src platform.Source) (string, error)
 }
 
@@ -103,6 +106,7 @@ type Options struct {
 	Hooks    Hooks    // nil: none
 	Commands Commands // nil: none
 	Ledger   Ledger   // nil: answers are not recorded before they are sent
+	Routes   Routes   // nil: ctx.inject_message is never routed
 	Keys     platform.KeyOptions
 	// BusyMode is display.busy_input_mode (default interrupt); BusyAck sends
 	// the acknowledgement of a message that arrived mid-turn.
@@ -382,16 +386,17 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 	if name, args, ok := parseCommand(ev.Text); ok && r.command(ctx, a, ev, key, name, args) {
 		return
 	}
-	r.enqueue(a, key, ev)
+	r.enqueue(a, key, ev, true)
 }
 
-// enqueue puts ev on key's lane, starting the lane or, when a turn runs,
-// doing what display.busy_input_mode says.
-func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event) {
+// enqueue puts ev on key's lane, starting the lane or, when a turn runs and
+// the user sent it, doing what display.busy_input_mode says (a plugin's
+// injected message waits its turn, unannounced). False while draining.
+func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event, fromUser bool) bool {
 	r.mu.Lock()
 	if r.draining {
 		r.mu.Unlock()
-		return
+		return false
 	}
 	l, busy := r.lanes[key]
 	if !busy {
@@ -402,8 +407,8 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event) {
 	l.src = ev.Source
 	ack := ""
 	switch {
-	case !busy || l.cancel == nil:
-		l.pending = append(l.pending, ev)
+	case !busy || l.cancel == nil || !fromUser:
+		l.pending = append(l.pending, ev) // an injection waits its turn: it never interrupts or steers
 	case r.o.BusyMode == BusyInterrupt:
 		l.pending = append(l.pending, ev)
 		l.cancel(errInterruptedByUser)
@@ -422,6 +427,7 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event) {
 	if ack != "" && r.o.BusyAck {
 		r.send(a, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: ack})
 	}
+	return true
 }
 
 // runLane runs l's turns until nothing is pending, then retires the lane

@@ -65,6 +65,9 @@ type Options struct {
 	Agent hostapi.AgentServices
 	// MCP serves ctx.call_mcp: the one MCP client (nil: no MCP server is configured).
 	MCP hostapi.MCPCaller
+	// Gateway serves ctx.platform_actions and gateway-mode inject_message
+	// while a gateway runs (nil: never).
+	Gateway hostapi.GatewayServices
 	// StallOut is where stall reports go (HERMES_DEBUG_STALL; nil: nowhere).
 	StallOut io.Writer
 	// Restart is how a plugin whose process went away is restarted (zero: DefaultRestartPolicy).
@@ -154,7 +157,7 @@ func New(opts Options) *Manager {
 	})
 	m.host = hostapi.New(hostapi.Options{
 		Registry: m.reg, Store: m.store, Home: opts.Home, Logger: m.log, Sink: opts.Sink,
-		Plugins: m, Tools: tr, Agent: opts.Agent, MCP: opts.MCP, Stalls: m.stall, Warn: m.warn,
+		Plugins: m, Tools: tr, Agent: opts.Agent, MCP: opts.MCP, Gateway: opts.Gateway, Stalls: m.stall, Warn: m.warn,
 		ToolCallTimeout: func() time.Duration { return time.Duration(m.timeout.Load()) },
 	})
 	return m

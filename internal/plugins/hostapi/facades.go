@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -29,8 +30,12 @@ func facade(ctx context.Context, s *Session, fp protocol.FacadeParams) (any, err
 	return nil, protocol.Errorf(protocol.CodeNotAvailable, "ctx.%s is not available in this host yet", fp.Name)
 }
 
-// injectMessage serves ctx.inject_message(content, role="user").
-func injectMessage(_ context.Context, s *Session, fp protocol.FacadeParams) (any, error) {
+// injectMessage serves ctx.inject_message(content, role="user", *, session_key=None):
+// into the chat session of this process (CLI mode) or, under `hermes gateway
+// run`, into the existing gateway session session_key names, when
+// plugins.entries.<id>.allow_gateway_injection is true. True is acceptance,
+// not delivery.
+func injectMessage(ctx context.Context, s *Session, fp protocol.FacadeParams) (any, error) {
 	content := ""
 	if len(fp.Args) > 0 {
 		content, _ = fp.Args[0].(string)
@@ -43,13 +48,42 @@ func injectMessage(_ context.Context, s *Session, fp protocol.FacadeParams) (any
 	if role != "user" {
 		text = fmt.Sprintf("[%s] %s", role, content)
 	}
+	id := s.p.ID()
 	if s.h.opts.Agent != nil {
 		if accepted, ok := s.h.opts.Agent.InjectMessage(text, role); ok {
 			return accepted, nil
 		}
 	}
-	s.h.log.Warn("inject_message: no CLI reference (not available in gateway mode)", "plugin", s.p.ID())
-	return false, nil
+	var rn GatewayRunner
+	if s.h.opts.Gateway != nil {
+		rn = s.h.opts.Gateway.Runner()
+	}
+	if rn == nil {
+		s.h.log.Warn("inject_message: no CLI reference and no gateway runner in this process (a message can be injected only under `hermes chat` or `hermes gateway run`)", "plugin", id)
+		return false, nil
+	}
+	key, _ := fp.Kwargs["session_key"].(string)
+	if strings.TrimSpace(key) == "" {
+		s.h.log.Warn("inject_message: gateway mode requires session_key (the key of the gateway session to inject into)", "plugin", id)
+		return false, nil
+	}
+	if !s.gatewayInjectionAllowed() {
+		s.h.log.Warn(fmt.Sprintf("inject_message: plugin %s may not inject into gateway sessions: set plugins.entries.%s.allow_gateway_injection: true in config.yaml to allow it", id, id), "plugin", id)
+		return false, nil
+	}
+	return rn.Inject(ctx, id, key, text), nil
+}
+
+// gatewayInjectionAllowed reads plugins.entries.<id>.allow_gateway_injection
+// fresh; an unreadable config denies.
+func (s *Session) gatewayInjectionAllowed() bool {
+	doc, err := s.h.config.Load()
+	if err != nil {
+		return false
+	}
+	v, _ := doc.GetPath([]string{"plugins", "entries", s.p.ID(), "allow_gateway_injection"})
+	b, ok := config.Bool(v)
+	return ok && b
 }
 
 // completeLLM serves ctx.llm.complete and ctx.llm.complete_structured.
@@ -65,24 +99,4 @@ func completeLLM(ctx context.Context, s *Session, fp protocol.FacadeParams) (any
 
 func emitStatus(context.Context, *Session, protocol.FacadeParams) (any, error) {
 	return map[string]any{"accepted": false, "error": "ctx.emit_status is not available in this host yet (no gateway is running)"}, nil
-}
-
-// platformAction serves ctx.platform_actions.*. As upstream, every call
-// re-checks the capability first; an ungranted call never learns anything
-// about the gateway.
-func platformAction(_ context.Context, s *Session, fp protocol.FacadeParams) (any, error) {
-	key := s.p.ID()
-	capID := "gateway.platform_actions"
-	if fp.Name == "platform_actions.send_status" {
-		capID = "gateway.plugin_status"
-	}
-	verb := strings.TrimPrefix(fp.Name, "platform_actions.")
-	if !s.HasCapability(capID) {
-		s.h.log.Info("platform_action", "plugin", key, "verb", verb, "platform", fp.Kwargs["platform"], "outcome", "capability_not_granted")
-		return map[string]any{"ok": false, "error": "capability_not_granted",
-			"detail": fmt.Sprintf("plugin %s does not hold the %s capability: grant it with `hermes plugins enable %s` (interactive consent)", key, capID, key)}, nil
-	}
-	s.h.log.Info("platform_action", "plugin", key, "verb", verb, "platform", fp.Kwargs["platform"], "outcome", "gateway_unavailable")
-	return map[string]any{"ok": false, "error": "gateway_unavailable",
-		"detail": "ctx." + fp.Name + " is not available in this host yet (no gateway is running)"}, nil
 }

@@ -86,6 +86,9 @@ type Options struct {
 	Tools   ToolRunner    // nil: dispatch_tool fails
 	Agent   AgentServices // nil: inject_message and ctx.llm are unavailable
 	MCP     MCPCaller     // nil: ctx.call_mcp answers that no MCP server is configured
+	// Gateway is the gateway runner of this process (nil: none, ever):
+	// ctx.platform_actions and inject_message's gateway mode.
+	Gateway GatewayServices
 	Stalls  *runtime.StallReporter
 	// ToolCallTimeout is plugins.tool_call_timeout, read at each call.
 	ToolCallTimeout func() time.Duration
