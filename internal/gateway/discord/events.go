@@ -354,6 +354,9 @@ func (a *Adapter) onThreadCreate(ctx context.Context, h platform.Handler, c *dis
 		return
 	}
 	a.learn(c)
+	if c.OwnerID != "" && c.OwnerID == a.bot() {
+		return // the bot's own auto-thread: not news to the gateway
+	}
 	h(ctx, platform.Event{Kind: platform.EventThreadCreated, Source: threadSource(c), Text: c.Name, Time: a.now()})
 }
 
