@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/gateway/auth"
+	"github.com/hermes-go/hermes/internal/gateway/discord"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
 	"github.com/hermes-go/hermes/internal/hooks"
@@ -186,20 +187,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 // (an explicit false wins).
 func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform.Adapter, error) {
 	var out []platform.Adapter
-	enabled := func(name, tokenVar string) (bool, error) {
-		v, set := doc.GetPath([]string{"platforms", name, "enabled"})
-		if set && v != nil {
-			b, ok := config.Bool(v)
-			if !ok {
-				return false, configError("platforms.%s.enabled in config.yaml is %v: use true or false", name, v)
-			}
-			if b && env(tokenVar) == "" {
-				return false, configError("platforms.%s.enabled is true but %s is not set: put it in %s", name, tokenVar, g.h.home.EnvPath())
-			}
-			return b, nil
-		}
-		return env(tokenVar) != "", nil
-	}
+	enabled := func(name, tokenVar string) (bool, error) { return g.platformEnabled(doc, env, name, tokenVar) }
 	on, err := enabled(telegram.Name, "TELEGRAM_BOT_TOKEN")
 	if err != nil {
 		return nil, err
@@ -229,8 +217,23 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		g.Platforms = append(g.Platforms, telegram.Name)
 		g.requireMention[telegram.Name] = platformBool(doc, telegram.Name, "require_mention", false)
 	}
+	on, err = enabled(discord.Name, "DISCORD_BOT_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	if on {
+		a, err := g.discordAdapter(doc, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+		g.Platforms = append(g.Platforms, discord.Name)
+		// The adapter applies DISCORD_REQUIRE_MENTION itself: it knows the
+		// free-response channels and the threads it opened.
+		g.requireMention[discord.Name] = false
+	}
 	if len(out) == 0 {
-		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN in %s (the token @BotFather gave you), then run hermes gateway again", g.h.home.EnvPath())
+		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN (the token @BotFather gave you) or DISCORD_BOT_TOKEN (the bot's token in the Discord Developer Portal) in %s, then run hermes gateway again", g.h.home.EnvPath())
 	}
 	return out, nil
 }
@@ -292,7 +295,8 @@ func (g *Gateway) Run(ctx context.Context) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, telegram.ErrTokenRefused):
+	case errors.Is(err, telegram.ErrTokenRefused), errors.Is(err, discord.ErrTokenRefused),
+		errors.Is(err, discord.ErrIntentsRefused), errors.Is(err, discord.ErrNotDiscord):
 		return configError("%v", err)
 	}
 	return &ExitError{Code: ExitGatewayRestart, Message: "Error: " + err.Error() + " (exit 75: restart the gateway)"}

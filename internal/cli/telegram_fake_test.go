@@ -259,7 +259,7 @@ func fileExecutable(p string) bool {
 func scriptEnviron(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "HERMES_HOME", "WORK", "TMPDIR", "HERMES_OFFLINE", "PYENV_ROOT", "XDG_CONFIG_HOME",
-		"TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_FAKE_URL", "FAKELLM_URL", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY"} {
+		"TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_FAKE_URL", "DISCORD_BOT_TOKEN", "DISCORD_FAKE_URL", "FAKELLM_URL", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

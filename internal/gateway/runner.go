@@ -176,7 +176,7 @@ func New(o Options) (*Runner, error) {
 		return nil, errors.New("gateway: a runner needs an engine and an authorizer")
 	}
 	if len(o.Adapters) == 0 {
-		return nil, errors.New("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN in $HERMES_HOME/.env (or platforms.<name>.enabled in config.yaml)")
+		return nil, errors.New("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN in $HERMES_HOME/.env (or platforms.<name>.enabled in config.yaml)")
 	}
 	switch o.BusyMode {
 	case "":
@@ -242,7 +242,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		go func() {
 			defer adapters.Done()
 			if err := a.Run(adCtx, func(ctx context.Context, ev platform.Event) { r.dispatch(ctx, a, ev) }); err != nil {
-				errs <- fmt.Errorf("%s: %w", a.Name(), err)
+				if !strings.HasPrefix(err.Error(), a.Name()+":") {
+					err = fmt.Errorf("%s: %w", a.Name(), err)
+				}
+				errs <- err
 			}
 		}()
 	}

@@ -105,6 +105,8 @@ type Adapter struct {
 	quit     chan struct{}          // closed when Run ends: handlers stop waiting
 	channels map[string]channelInfo // what the bot knows of channels and threads
 	botOwned map[string]bool        // threads the bot opened: answered without a mention
+	pending  map[string]*prospect   // message id → the auto-thread its answer opens
+	order    []string               // pending's ids, oldest first (it is bounded)
 	renaming map[string]string      // thread → the name the bot is giving it
 	where    *ring                  // message id → the channel it is in
 	seen     *ring                  // message and interaction ids already delivered
@@ -161,6 +163,7 @@ func New(opts Options) (*Adapter, error) {
 		events:    make(chan any, 512),
 		channels:  map[string]channelInfo{},
 		botOwned:  map[string]bool{},
+		pending:   map[string]*prospect{},
 		renaming:  map[string]string{},
 		where:     newRing(4096),
 		seen:      newRing(4096),
@@ -327,7 +330,7 @@ func (a *Adapter) checkGateway(ctx context.Context, checked *bool) error {
 	})
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusNotFound {
-		return &fatalError{fmt.Errorf("discord: %s has no /api/v9/gateway/bot (404): check platforms.discord.extra.base_url", termsafe.Line(a.apiBase()))}
+		return &fatalError{fmt.Errorf("discord: %w: %s has no /api/v9/gateway/bot (404): check platforms.discord.extra.base_url", ErrNotDiscord, termsafe.Line(a.apiBase()))}
 	}
 	if err != nil {
 		return err
@@ -344,6 +347,14 @@ func (a *Adapter) apiBase() string {
 	}
 	return a.opts.BaseURL
 }
+
+// Run's errors for a configuration Discord will never accept: the gateway
+// exits 78 (fix the configuration) on any of them, not 75 (restart me).
+var (
+	ErrTokenRefused   = errors.New("the bot token was rejected")
+	ErrIntentsRefused = errors.New("the gateway refused the intents")
+	ErrNotDiscord     = errors.New("the base URL does not serve the Discord API")
+)
 
 type fatalError struct{ err error }
 
@@ -382,15 +393,15 @@ func fatal(err error) error {
 	}
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusUnauthorized {
-		return errors.New("discord: the bot token was rejected (401): check DISCORD_BOT_TOKEN")
+		return fmt.Errorf("discord: %w (401): check DISCORD_BOT_TOKEN", ErrTokenRefused)
 	}
 	var ce *websocket.CloseError
 	if errors.As(err, &ce) {
 		switch ce.Code {
 		case 4004:
-			return errors.New("discord: the gateway rejected the bot token (4004): check DISCORD_BOT_TOKEN")
+			return fmt.Errorf("discord: %w by the gateway (4004): check DISCORD_BOT_TOKEN", ErrTokenRefused)
 		case 4013, 4014:
-			return fmt.Errorf("discord: the gateway refused the intents (%d): enable the Message Content and Server Members intents for the bot in the Discord Developer Portal", ce.Code)
+			return fmt.Errorf("discord: %w (%d): enable the Message Content and Server Members intents for the bot in the Discord Developer Portal", ErrIntentsRefused, ce.Code)
 		}
 	}
 	return nil

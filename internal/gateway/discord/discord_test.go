@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestMessageRouting(t *testing.T) {
 		chat    string
 		key     string // "" = not checked; "{id}" is the message id
 		text    string
-		thread  bool // an auto-thread was opened on the message
+		thread  bool // the answer is to open an auto-thread on the message
 		mention bool
 		role    bool // Source.RoleAuthorized
 	}{
@@ -85,9 +86,9 @@ func TestMessageRouting(t *testing.T) {
 		{name: "other roles do not", opts: Options{AllowedRoles: []string{"42"}},
 			msg:  discordfake.MessageIn{ChannelID: textChan, GuildID: guildID, Author: alice, Content: "hi", Roles: []string{"7"}},
 			want: true, chat: platform.ChatGroup, text: "hi"},
-		{name: "thread refused: answered in the channel", opts: defaultOptions(),
+		{name: "announcement channel: a thread too", opts: defaultOptions(),
 			msg:  guild(newsChan, mention("news"), discordfake.BotID),
-			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + newsChan + ":" + userID, text: "news", mention: true},
+			want: true, chat: platform.ChatGroup, key: "agent:main:discord:thread:" + newsChan + ":{id}", text: "news", thread: true, mention: true},
 		{name: "no-thread channel answers in place", opts: Options{RequireMention: true, AutoThread: true, NoThreadChannels: []string{textChan}},
 			msg:  guild(textChan, mention("x"), discordfake.BotID),
 			want: true, chat: platform.ChatGroup, key: "agent:main:discord:group:" + textChan + ":" + userID, text: "x", mention: true},
@@ -118,17 +119,18 @@ func TestMessageRouting(t *testing.T) {
 					t.Errorf("session key = %s, want %s", got, key)
 				}
 			}
-			var threads []discordfake.ThreadStart
-			h.fake.Snapshot(func(v discordfake.View) { threads = v.Threads() })
 			if tt.thread {
-				if len(threads) != 1 || threads[0].MessageID != id || threads[0].Name != tt.text || threads[0].AutoArchive != 1440 {
-					t.Errorf("threads opened = %+v, want one on %s named %q", threads, id, tt.text)
-				}
 				if ev.Source.ProspectiveThreadID != id || ev.Source.ThreadID != id {
 					t.Errorf("source thread = %q/%q, want %s", ev.Source.ProspectiveThreadID, ev.Source.ThreadID, id)
 				}
-			} else if len(threads) != 0 {
-				t.Errorf("threads opened = %+v, want none", threads)
+			} else if ev.Source.ProspectiveThreadID != "" {
+				t.Errorf("prospective thread = %q, want none", ev.Source.ProspectiveThreadID)
+			}
+			// Nothing is opened before the gateway answers.
+			var threads []discordfake.ThreadStart
+			h.fake.Snapshot(func(v discordfake.View) { threads = v.Threads() })
+			if len(threads) != 0 {
+				t.Errorf("threads opened = %+v, want none yet", threads)
 			}
 		})
 	}
@@ -144,18 +146,22 @@ func TestAutoThreadIsItsOwnSession(t *testing.T) {
 	if first.Kind != platform.EventMessage || first.MessageID != id {
 		t.Fatalf("first event = %+v", first)
 	}
-	if ev := h.next(); ev.Kind != platform.EventThreadCreated || ev.Source.ThreadID != id || ev.Text != "start" {
-		t.Fatalf("want thread_created for the auto-thread, got %+v", ev)
-	}
-	if _, err := h.a.Send(h.ctx, platform.Outbound{ChatID: first.Source.ChatID, ThreadID: first.Source.ThreadID, Text: "answer"}); err != nil {
+	if _, err := h.a.Send(h.ctx, platform.Outbound{ChatID: first.Source.ChatID, ThreadID: first.Source.ThreadID, ReplyTo: id, Text: "answer"}); err != nil {
 		t.Fatal(err)
 	}
-	h.fake.Wait(h.ctx, "the answer in the thread", func(v discordfake.View) bool {
-		m := v.Messages()
-		return len(m) == 1 && m[0].ChannelID == id && m[0].Content == "answer"
+	h.fake.Snapshot(func(v discordfake.View) {
+		th, m := v.Threads(), v.Messages()
+		if len(th) != 1 || th[0] != (discordfake.ThreadStart{ChannelID: textChan, MessageID: id, Name: "start", AutoArchive: 1440}) {
+			t.Errorf("threads opened = %+v", th)
+		}
+		// In the thread, no reply reference to a message of the channel.
+		if len(m) != 1 || m[0].ChannelID != id || m[0].Content != "answer" || m[0].ReplyTo != "" {
+			t.Errorf("messages = %+v, want the answer in thread %s, not a reply", m, id)
+		}
 	})
 	// A follow-up in the thread, no mention.
 	h.fake.MessageCreate(discordfake.MessageIn{ChannelID: id, GuildID: guildID, Author: alice, Content: "and then?"})
+	// Next is the follow-up: the bot's own thread_created is not reported.
 	ev := h.next()
 	if ev.Kind != platform.EventMessage || ev.Source.ChatType != platform.ChatThread || ev.Text != "and then?" {
 		t.Fatalf("follow-up = %+v", ev)
@@ -163,6 +169,68 @@ func TestAutoThreadIsItsOwnSession(t *testing.T) {
 	o := platform.DefaultKeyOptions()
 	if a, b := platform.SessionKey(first.Source, o), platform.SessionKey(ev.Source, o); a != b {
 		t.Errorf("the thread's messages have two session keys: %s and %s", a, b)
+	}
+}
+
+// Typing and several sends racing for one auto-thread open it once, and
+// everything lands in it.
+func TestAutoThreadOpensOnce(t *testing.T) {
+	t.Parallel()
+	h := start(t, defaultOptions())
+	id := h.fake.MessageCreate(discordfake.MessageIn{ChannelID: textChan, GuildID: guildID, Author: alice, Content: mention(strings.Repeat("long words ", 10)), Mentions: []string{discordfake.BotID}})
+	ev := h.next()
+	errs := make(chan error, 4)
+	go func() { errs <- h.a.Typing(h.ctx, ev.Source.ChatID, ev.Source.ThreadID) }()
+	for i := range 3 {
+		go func() {
+			_, err := h.a.Send(h.ctx, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: fmt.Sprint("part ", i)})
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.fake.Snapshot(func(v discordfake.View) {
+		th := v.Threads()
+		if len(th) != 1 || th[0].MessageID != id || th[0].Name != strings.Repeat("long words ", 7)+"lon..." {
+			t.Errorf("threads opened = %+v, want one on %s with the name cut at 80", th, id)
+		}
+		for _, m := range v.Messages() {
+			if m.ChannelID != id {
+				t.Errorf("message %q went to %s, not the thread %s", m.Content, m.ChannelID, id)
+			}
+		}
+		if ty := v.Typing(); len(ty) != 1 || ty[0] != id {
+			t.Errorf("typing in %v, want the thread", ty)
+		}
+	})
+}
+
+// A thread Discord refuses leaves the answer in the channel, as a reply.
+func TestAutoThreadRefusedAnswersInChannel(t *testing.T) {
+	t.Parallel()
+	h := start(t, defaultOptions())
+	h.fake.AddChannel(discordfake.Channel{ID: newsChan, Type: discordfake.ChannelGuildNews, GuildID: guildID, Name: "news"})
+	id := h.fake.MessageCreate(discordfake.MessageIn{ChannelID: newsChan, GuildID: guildID, Author: alice, Content: mention("news"), Mentions: []string{discordfake.BotID}})
+	ev := h.next()
+	for _, text := range []string{"one", "two"} {
+		if _, err := h.a.Send(h.ctx, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, ReplyTo: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(h.fake.Attempts("POST /channels/" + newsChan + "/messages/" + id + "/threads")); n != 1 {
+		t.Errorf("%d attempts to open the thread, want 1", n)
+	}
+	h.fake.Snapshot(func(v discordfake.View) {
+		m := v.Messages()
+		if len(m) != 2 || m[0].ChannelID != newsChan || m[0].ReplyTo != id || m[1].ChannelID != newsChan {
+			t.Errorf("messages = %+v, want both in %s, the first a reply to %s", m, newsChan, id)
+		}
+	})
+	if !strings.Contains(h.logs.String(), "could not open a thread") {
+		t.Errorf("the refusal was not logged:\n%s", h.logs.String())
 	}
 }
 
@@ -308,11 +376,12 @@ func TestFatalConnectErrors(t *testing.T) {
 		base  string // "" = the fake
 		close int    // the fake's answer to IDENTIFY
 		want  string
+		is    error
 	}{
-		{name: "token refused by REST", token: "wrong", want: "rejected (401): check DISCORD_BOT_TOKEN"},
-		{name: "token refused by the gateway", close: 4004, want: "(4004): check DISCORD_BOT_TOKEN"},
-		{name: "intents not enabled", close: 4014, want: "enable the Message Content and Server Members intents"},
-		{name: "base url is not Discord", base: "/nowhere", want: "check platforms.discord.extra.base_url"},
+		{name: "token refused by REST", token: "wrong", want: "rejected (401): check DISCORD_BOT_TOKEN", is: ErrTokenRefused},
+		{name: "token refused by the gateway", close: 4004, want: "(4004): check DISCORD_BOT_TOKEN", is: ErrTokenRefused},
+		{name: "intents not enabled", close: 4014, want: "enable the Message Content and Server Members intents", is: ErrIntentsRefused},
+		{name: "base url is not Discord", base: "/nowhere", want: "check platforms.discord.extra.base_url", is: ErrNotDiscord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,6 +401,9 @@ func TestFatalConnectErrors(t *testing.T) {
 			err = a.Run(ctx, func(context.Context, platform.Event) {})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Run = %v, want %q", err, tt.want)
+			}
+			if !errors.Is(err, tt.is) {
+				t.Errorf("Run = %v, not %v", err, tt.is)
 			}
 			if ctx.Err() != nil {
 				t.Fatal("Run retried until the deadline")

@@ -249,10 +249,11 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		if a.opts.RequireMention && !mentioned && !answerFree {
 			return
 		}
-		if mentioned && a.opts.AutoThread && !ch.thread() && !a.noThread[m.ChannelID] {
-			if id := a.autoThread(ctx, m.ChannelID, m.ID, text); id != "" {
-				src.ProspectiveThreadID, src.ThreadID = id, id
-			}
+		if mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID] {
+			// The thread is opened when the first answer goes out (see
+			// expectThread): a message the gateway drops opens none.
+			a.expectThread(m.ChannelID, m.ID, ThreadName(text))
+			src.ProspectiveThreadID, src.ThreadID = m.ID, m.ID
 		}
 	}
 	ev := platform.Event{Kind: platform.EventMessage, Source: src, Text: text, MessageID: m.ID, Mentioned: mentioned, Time: a.when(m.Timestamp)}
@@ -315,30 +316,6 @@ func ThreadName(text string) string {
 	return text
 }
 
-// autoThread opens a thread on the message for the answer and returns its
-// id ("" when Discord refused: the answer then goes to the channel).
-func (a *Adapter) autoThread(ctx context.Context, channelID, messageID, text string) string {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	var th *discordgo.Channel
-	err := a.withRetry(ctx, func(o ...discordgo.RequestOption) (err error) {
-		th, err = a.session.MessageThreadStartComplex(channelID, messageID, &discordgo.ThreadStart{Name: ThreadName(text), AutoArchiveDuration: 1440}, o...)
-		return err
-	})
-	if err != nil || th == nil || th.ID == "" {
-		a.log.Warn("discord: could not open a thread; answering in the channel", "channel", channelID, "err", errText(err))
-		return ""
-	}
-	if th.ParentID == "" {
-		th.ParentID = channelID
-	}
-	a.learn(th)
-	a.mu.Lock()
-	a.botOwned[th.ID] = true
-	a.mu.Unlock()
-	return th.ID
-}
-
 func (a *Adapter) onEdit(ctx context.Context, h platform.Handler, m *discordgo.Message) {
 	// No author: a partial update (an embed unfurled), not an edit.
 	if !wellFormed(m) || m.Author == nil || m.Author.ID == a.bot() {
@@ -377,6 +354,9 @@ func (a *Adapter) onThreadCreate(ctx context.Context, h platform.Handler, c *dis
 		return
 	}
 	a.learn(c)
+	if c.OwnerID != "" && c.OwnerID == a.bot() {
+		return // the bot's own auto-thread: not news to the gateway
+	}
 	h(ctx, platform.Event{Kind: platform.EventThreadCreated, Source: threadSource(c), Text: c.Name, Time: a.now()})
 }
 

@@ -94,6 +94,9 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 	if !numeric(target) {
 		return platform.SendResult{}, fmt.Errorf("discord: send to \"%s\": %w", termsafe.Line(target), errNotNumeric)
 	}
+	if msg.ThreadID != "" {
+		target = a.target(ctx, msg.ThreadID)
+	}
 	components, err := buttons(msg.Buttons)
 	if err != nil {
 		return platform.SendResult{}, err
@@ -108,7 +111,9 @@ func (a *Adapter) Send(ctx context.Context, msg platform.Outbound) (platform.Sen
 	var last *discordgo.Message
 	for i, chunk := range chunks {
 		data := &discordgo.MessageSend{Content: chunk, AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}}
-		if a.replies(i) && msg.ReplyTo != "" && numeric(msg.ReplyTo) {
+		// In the thread opened on the message, the thread's start shows it:
+		// a reply would point into another channel.
+		if a.replies(i) && msg.ReplyTo != "" && msg.ReplyTo != target && numeric(msg.ReplyTo) {
 			no := false
 			data.Reference = &discordgo.MessageReference{MessageID: msg.ReplyTo, ChannelID: target, FailIfNotExists: &no}
 		}
@@ -220,6 +225,10 @@ func (a *Adapter) Typing(ctx context.Context, chatID, threadID string) error {
 	}
 	if !numeric(target) {
 		return fmt.Errorf("discord: typing in \"%s\": %w", termsafe.Line(target), errNotNumeric)
+	}
+	if threadID != "" {
+		// Typing is the first sign a turn runs: an auto-thread opens now.
+		target = a.target(ctx, threadID)
 	}
 	err := a.withRetry(ctx, func(o ...discordgo.RequestOption) error { return a.session.ChannelTyping(target, o...) })
 	if err != nil {

@@ -201,11 +201,23 @@ func (s *Server) editMessage(w http.ResponseWriter, channelID, id string, body [
 		restError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
 		return
 	}
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(body, &keys)
+	_, setComponents := keys["components"]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.messages {
 		if s.messages[i].ID == id && s.messages[i].ChannelID == channelID {
 			s.messages[i].Content, s.messages[i].Edited = m.Content, true
+			if setComponents { // as Discord: given components replace the old ones
+				s.messages[i].Buttons, s.messages[i].Labels = nil, nil
+				for _, row := range m.Components {
+					for _, b := range row.Components {
+						s.messages[i].Buttons = append(s.messages[i].Buttons, b.CustomID)
+						s.messages[i].Labels = append(s.messages[i].Labels, b.Label)
+					}
+				}
+			}
 			s.notifyLocked()
 			writeJSON(w, http.StatusOK, map[string]any{"id": id, "channel_id": channelID, "content": m.Content})
 			return
