@@ -51,7 +51,10 @@ type PlatformReceiver struct {
 // the same plugin replaces the first.
 func (r *Registry) AddPlatform(plugin string, p *PlatformEntry) {
 	r.add(plugin, func(s *set) {
-		s.platforms = slices.DeleteFunc(s.platforms, func(o *PlatformEntry) bool { return o.Name == p.Name })
+		if i := slices.IndexFunc(s.platforms, func(o *PlatformEntry) bool { return o.Name == p.Name }); i >= 0 {
+			s.platforms[i] = p
+			return
+		}
 		s.platforms = append(s.platforms, p)
 	})
 }
