@@ -9,7 +9,7 @@ import asyncio
 import datetime
 import inspect
 
-from .rpc import HostError
+from .rpc import _ERROR_CLASSES, HostError
 
 # The PlatformEntry fields register_platform takes as keywords besides its named
 # parameters (upstream's gateway/platform_registry.py); any other is a TypeError there.
@@ -176,9 +176,19 @@ class PlatformHost:
                     "error": "adapter_factory returned None"}
         bridge = self.bridge
 
+        def deliver(params):
+            try:
+                return bridge.call("ctx.platform_event", params)
+            except HostError as exc:
+                cls = _ERROR_CLASSES.get(exc.code)
+                if cls is None:
+                    raise
+                raise cls(str(exc)) from None
+
         async def handler(event):
+            # Off the loop: the host's answer must not stall the adapter's other coroutines.
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, bridge.call, "ctx.platform_event", event_params(name, event))
+            return await loop.run_in_executor(None, deliver, event_params(name, event))
 
         def status(fields):
             fields = dict(fields)
