@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/termsafe"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -49,6 +50,8 @@ type Options struct {
 	CallTimeout time.Duration
 	// Backoff are the waits between reconnects, the last repeated; nil: 1, 2, 5, 10, 30 s.
 	Backoff []time.Duration
+	// Clock times events without a plausible timestamp; nil: clock.Now.
+	Clock func() time.Time
 }
 
 // Adapter is one plugin platform's platform.Adapter.
@@ -77,6 +80,9 @@ func New(o Options) (*Adapter, error) {
 	}
 	if len(o.Backoff) == 0 {
 		o.Backoff = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Now
 	}
 	o.Start.Name = o.Name
 	return &Adapter{o: o, down: make(chan protocol.PlatformStatusParams, 1)}, nil
@@ -231,7 +237,7 @@ func (a *Adapter) event(_ context.Context, p protocol.PlatformEventParams) error
 	if h == nil {
 		return fmt.Errorf("platform %s is not being served (the gateway is starting or stopping)", a.o.Name)
 	}
-	ev, err := toEvent(a.o.Name, p, time.Now())
+	ev, err := toEvent(a.o.Name, p, a.o.Clock())
 	if err != nil {
 		a.o.Logger.Warn("platform: refused a message from the plugin", "platform", a.o.Name, "plugin", a.o.Plugin, "error", err)
 		return err
