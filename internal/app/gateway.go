@@ -47,6 +47,11 @@ type Gateway struct {
 	Warning string
 	// requireMention is each platform's require_mention setting.
 	requireMention map[string]bool
+	// authEnv names plugin platforms' allowlist variables (register_platform's
+	// allowed_users_env, allow_all_env).
+	authEnv map[string]auth.PlatformEnv
+	// skipped are enabled plugin platforms whose check_fn said no, and why.
+	skipped []string
 }
 
 // GatewayOptions are what the command asks of the gateway.
@@ -119,11 +124,11 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	endAgent := h.Chat(client, lcfg, nil)
 	g.end = func() { endAgent(); restoreTools() }
 
-	adapters, err := g.adapters(doc, env)
+	adapters, err := g.adapters(ctx, doc, env)
 	if err != nil {
 		return nil, err
 	}
-	az, err := f.Authorizer(ctx, auth.Options{Config: doc})
+	az, err := f.Authorizer(ctx, auth.Options{Config: doc, Platforms: g.authEnv})
 	if err != nil {
 		return nil, configError("%v", err)
 	}
@@ -185,7 +190,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 // adapters builds the adapter of every enabled platform: enabled by its
 // credentials in .env or the environment, or platforms.<name>.enabled
 // (an explicit false wins).
-func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform.Adapter, error) {
+func (g *Gateway) adapters(ctx context.Context, doc *config.Doc, env func(string) string) ([]platform.Adapter, error) {
 	var out []platform.Adapter
 	enabled := func(name, tokenVar string) (bool, error) { return g.platformEnabled(doc, env, name, tokenVar) }
 	on, err := enabled(telegram.Name, "TELEGRAM_BOT_TOKEN")
@@ -232,8 +237,16 @@ func (g *Gateway) adapters(doc *config.Doc, env func(string) string) ([]platform
 		// free-response channels and the threads it opened.
 		g.requireMention[discord.Name] = false
 	}
+	plugged, err := g.pluginAdapters(ctx, doc, env)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, plugged...)
 	if len(out) == 0 {
-		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN (the token @BotFather gave you) or DISCORD_BOT_TOKEN (the bot's token in the Discord Developer Portal) in %s, then run hermes gateway again", g.h.home.EnvPath())
+		if len(g.skipped) > 0 {
+			return nil, configError("no messaging platform is enabled: the plugin platforms %s cannot run here; see gateway.log for their install hints", strings.Join(g.skipped, ", "))
+		}
+		return nil, configError("no messaging platform is enabled: set TELEGRAM_BOT_TOKEN (the token @BotFather gave you) or DISCORD_BOT_TOKEN (the bot's token in the Discord Developer Portal) in %s, or enable a plugin's platform with platforms.<name>.enabled: true in config.yaml, then run hermes gateway again", g.h.home.EnvPath())
 	}
 	return out, nil
 }

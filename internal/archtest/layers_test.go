@@ -40,6 +40,8 @@ var tiers = map[string]int{
 	// Platform adapters: the seam and leaves only (gateway_test.go).
 	"internal/gateway/discord":  2,
 	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
+	// the adapter proxy of a platform a plugin registered (platform, termsafe, the wire)
+	"internal/gateway/pluginplatform": 2,
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,

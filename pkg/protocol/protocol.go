@@ -426,3 +426,120 @@ func EncodeHookCall(handle, hook string, kwargs []byte) RawParams {
 	b = append(b, kwargs...)
 	return append(b, '}')
 }
+
+// Platform plugins (ctx.register_platform). The adapter object lives in the
+// plugin's process; the host's gateway asks for it by the registered name.
+const (
+	// MethodPlatformStart creates the platform's adapter (adapter_factory with a
+	// PlatformConfig) and connects it: PlatformStartParams → PlatformStartResult.
+	MethodPlatformStart = "platform.start"
+	// MethodPlatformSend is the adapter's send(): PlatformSendParams → PlatformSendResult.
+	MethodPlatformSend = "platform.send"
+	// MethodPlatformEdit is its edit_message(): PlatformEditParams → PlatformSendResult.
+	MethodPlatformEdit = "platform.edit"
+	// MethodPlatformTyping is its send_typing(): PlatformTypingParams.
+	MethodPlatformTyping = "platform.typing"
+	// MethodPlatformStop disconnects the adapter: PlatformNameParams.
+	MethodPlatformStop = "platform.stop"
+
+	// MethodPlatformEvent is the adapter's handle_message(event), a plugin →
+	// host request: PlatformEventParams.
+	MethodPlatformEvent = "ctx.platform_event"
+	// MethodPlatformStatus is a notification of a connection change
+	// (_mark_connected, _mark_disconnected, _set_fatal_error): PlatformStatusParams.
+	MethodPlatformStatus = "ctx.platform_status"
+)
+
+// PlatformStartParams carry the PlatformConfig of platforms.<name>.
+type PlatformStartParams struct {
+	Name        string         `json:"name"`
+	Extra       map[string]any `json:"extra,omitempty"`
+	Token       string         `json:"token,omitempty"`
+	APIKey      string         `json:"api_key,omitempty"`
+	IsReconnect bool           `json:"is_reconnect,omitempty"`
+	// FromEnv: enabled by its required_env rather than by config.yaml (the
+	// entry's env_enablement_fn then seeds Extra).
+	FromEnv bool `json:"from_env,omitempty"`
+}
+
+// PlatformStartResult says whether connect() succeeded.
+type PlatformStartResult struct {
+	Connected bool   `json:"connected"`
+	ErrorCode string `json:"error_code,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Retryable bool   `json:"retryable,omitempty"`
+}
+
+// PlatformSendParams is send(chat_id, content, reply_to, metadata).
+type PlatformSendParams struct {
+	Name     string         `json:"name"`
+	ChatID   string         `json:"chat_id"`
+	Content  string         `json:"content"`
+	ReplyTo  string         `json:"reply_to,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// PlatformEditParams is edit_message(chat_id, message_id, content).
+type PlatformEditParams struct {
+	Name      string `json:"name"`
+	ChatID    string `json:"chat_id"`
+	MessageID string `json:"message_id"`
+	Content   string `json:"content"`
+}
+
+// PlatformTypingParams is send_typing(chat_id, metadata).
+type PlatformTypingParams struct {
+	Name     string         `json:"name"`
+	ChatID   string         `json:"chat_id"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// PlatformNameParams names one registered platform.
+type PlatformNameParams struct {
+	Name string `json:"name"`
+}
+
+// PlatformSendResult is upstream's SendResult.
+type PlatformSendResult struct {
+	Success    bool    `json:"success"`
+	MessageID  string  `json:"message_id,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Retryable  bool    `json:"retryable,omitempty"`
+	RetryAfter float64 `json:"retry_after,omitempty"` // seconds
+}
+
+// PlatformEventParams is one MessageEvent the adapter handed to handle_message.
+type PlatformEventParams struct {
+	Platform         string         `json:"platform"`
+	Text             string         `json:"text"`
+	MessageType      string         `json:"message_type,omitempty"` // MessageType value: text, photo, command, ...
+	Source           PlatformSource `json:"source"`
+	MessageID        string         `json:"message_id,omitempty"`
+	ReplyToMessageID string         `json:"reply_to_message_id,omitempty"`
+	Internal         bool           `json:"internal,omitempty"`
+	Timestamp        float64        `json:"timestamp,omitempty"` // Unix seconds
+}
+
+// PlatformSource is the event's SessionSource (its platform is the event's).
+type PlatformSource struct {
+	ChatID    string `json:"chat_id"`
+	ChatName  string `json:"chat_name,omitempty"`
+	ChatType  string `json:"chat_type,omitempty"`
+	UserID    string `json:"user_id,omitempty"`
+	UserName  string `json:"user_name,omitempty"`
+	ThreadID  string `json:"thread_id,omitempty"`
+	ChatTopic string `json:"chat_topic,omitempty"`
+	UserIDAlt string `json:"user_id_alt,omitempty"`
+	ChatIDAlt string `json:"chat_id_alt,omitempty"`
+	ScopeID   string `json:"scope_id,omitempty"`
+	IsBot     bool   `json:"is_bot,omitempty"`
+}
+
+// PlatformStatusParams is a connection change the adapter reported.
+type PlatformStatusParams struct {
+	Platform  string `json:"platform"`
+	Connected bool   `json:"connected"`
+	ErrorCode string `json:"error_code,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Retryable bool   `json:"retryable,omitempty"`
+}

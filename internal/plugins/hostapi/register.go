@@ -150,6 +150,8 @@ func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherPar
 		return registerContextReference(ctx, s, rp)
 	case "register_auxiliary_task":
 		return registerAuxiliaryTask(ctx, s, rp)
+	case "register_platform":
+		return registerPlatform(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"

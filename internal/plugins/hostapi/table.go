@@ -43,6 +43,8 @@ var methods = map[string]method{
 	protocol.MethodEmit:           {serve: typed(emit)},
 	protocol.MethodFacade:         {serve: typed(facade)},
 	protocol.MethodMiddlewareNext: {serve: typed(middlewareNext)},
+	protocol.MethodPlatformEvent:  {serve: typed(platformEvent)},
+	protocol.MethodPlatformStatus: {serve: lenient(platformStatus)},
 }
 
 // Handler serves the plugin's ctx calls on its protocol connection.

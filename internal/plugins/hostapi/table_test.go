@@ -201,13 +201,13 @@ func TestTableCoversProtocol(t *testing.T) {
 		protocol.MethodRegisterOther, protocol.MethodSubscribe, protocol.MethodDispose, protocol.MethodGetConfig,
 		protocol.MethodSetConfig, protocol.MethodStateGet, protocol.MethodStateSet, protocol.MethodHasPlugin,
 		protocol.MethodHasCapability, protocol.MethodDispatchTool, protocol.MethodCLIStdin, protocol.MethodEmit,
-		protocol.MethodFacade, protocol.MethodMiddlewareNext,
+		protocol.MethodFacade, protocol.MethodMiddlewareNext, protocol.MethodPlatformEvent, protocol.MethodPlatformStatus,
 	} {
 		if _, ok := methods[m]; !ok {
 			t.Errorf("no row for %s", m)
 		}
 	}
-	if len(methods) != 21 {
-		t.Errorf("%d rows, want 21: add the new method to the list above", len(methods))
+	if len(methods) != 23 {
+		t.Errorf("%d rows, want 23: add the new method to the list above", len(methods))
 	}
 }

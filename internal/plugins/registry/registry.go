@@ -42,6 +42,8 @@ type Registry struct {
 	cliCmds  map[string]*CLICommand
 	subs     map[string][]*Subscription // by qualified event name
 	mwCount  atomic.Int32               // committed middleware; 0 keeps tool calls off the chain code
+	// receivers route platform plugins' events to the gateway's adapters.
+	receivers map[string]*PlatformReceiver
 }
 
 // set is what one plugin registered, pending or committed.
@@ -59,6 +61,7 @@ type set struct {
 	redactions  []string
 	ctxRefs     []*ContextRef
 	auxTasks    []*AuxTask
+	platforms   []*PlatformEntry
 	// wire is every registering message the plugin sent, in order. A restarted
 	// process that sends the same ones has the same handles, so the committed
 	// registrations can stay as they are (see SameAsCommitted).
@@ -79,6 +82,7 @@ func (a *set) merge(b set) {
 	a.redactions = append(a.redactions, b.redactions...)
 	a.ctxRefs = append(a.ctxRefs, b.ctxRefs...)
 	a.auxTasks = append(a.auxTasks, b.auxTasks...)
+	a.platforms = append(a.platforms, b.platforms...)
 	a.wire = append(a.wire, b.wire...)
 }
 
@@ -337,6 +341,7 @@ func (r *Registry) Commit(plugin string) {
 	kept.redactions = pend.redactions
 	kept.ctxRefs = pend.ctxRefs
 	kept.auxTasks = pend.auxTasks
+	kept.platforms = pend.platforms
 	kept.wire = pend.wire
 
 	r.mu.Lock()
@@ -436,6 +441,9 @@ func (r *Registry) Dispose(plugin, kind, key, handle string) error {
 			delete(r.commands, name)
 		}
 		r.mu.Unlock()
+		return nil
+	case "platform":
+		r.disposePlatform(plugin, key)
 		return nil
 	case "cli_command":
 		r.mu.Lock()

@@ -9,6 +9,7 @@ import traceback
 from . import compat
 from .compat import _install_plugins_alias, _narrow, _no_kwargs, _tool_result
 from .context import _DISPATCH_DEPTH, PluginContext
+from .platforms import PlatformHost
 from .rpc import PROTOCOL_VERSION, Endpoint, HostError
 
 # The package, whose _BRIDGE the compat shims read.
@@ -68,6 +69,9 @@ class Bridge(Endpoint):
             "prompt_section.render": self.m_prompt_section,
             "context_ref.expand": self.m_context_ref,
         }
+        # register_platform's entries by name, and the adapters they made.
+        self.platforms = {}
+        self.methods.update(PlatformHost(self).methods())
 
     def call(self, method, params, wait=None):
         """Call the host and wait for its answer (from any thread): Endpoint._call,

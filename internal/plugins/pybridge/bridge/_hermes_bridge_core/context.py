@@ -232,7 +232,7 @@ class _PlatformActions:
 
 _OTHER_REGISTRARS = (
     "register_context_engine", "register_memory_provider",
-    "register_platform", "register_platform_handler", "register_telegram_handler",
+    "register_platform_handler", "register_telegram_handler",
     "register_slack_action_handler", "register_system_prompt_section",
     "register_dashboard_auth_provider", "register_approval_transport", "register_image_gen_provider",
     "register_video_gen_provider", "register_web_search_provider", "register_browser_provider",
@@ -404,6 +404,13 @@ class PluginContext:
         self._call("ctx.register_other", {"registrar": "register_auxiliary_task",
                                           "name": str(key or ""), "details": details})
         return PluginRegistration(self, "auxiliary_task", str(key))
+
+    def register_platform(self, name, label, adapter_factory, check_fn, validate_config=None, required_env=None,
+                          install_hint="", **entry_kwargs):
+        from . import platforms
+
+        return platforms.register(self, name, label, adapter_factory, check_fn, validate_config, required_env,
+                                  install_hint, entry_kwargs)
 
     def _register_other(self, registrar, args, kwargs):
         name = ""

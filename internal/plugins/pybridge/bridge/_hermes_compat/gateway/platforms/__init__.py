@@ -1,0 +1,1 @@
+"""`gateway.platforms`: the adapter base classes platform plugins import."""
