@@ -275,18 +275,22 @@ const readyWait = 30 * time.Second
 func (r *Runner) ready(ctx context.Context) {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
-	deadline := time.Now().Add(readyWait)
+	deadline := time.NewTimer(readyWait)
+	defer deadline.Stop()
+wait:
 	for {
 		all := true
 		for _, a := range r.o.Adapters {
 			all = all && a.Connected()
 		}
-		if all || time.Now().After(deadline) {
+		if all {
 			break
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-deadline.C:
+			break wait
 		case <-t.C:
 		}
 	}
