@@ -223,6 +223,7 @@ class Analyzer:
         s.seen_f, s.seen_s = set(), set()
         s.depth = 0
         s.capped = set()
+        s.specialised, s.spec_depth = set(), 0
 
     # ---- output -------------------------------------------------------------
     def line_of(s, fr, n):
@@ -790,6 +791,7 @@ class Analyzer:
                     fr.psinks.append((lab[1], (kind, sfile, sline, smatch, extra + ("passed to %s() (%s)" % (fn.name, call_at),))))
                     continue
                 s.report_flow(fr.mod, lab, kind, sfile, sline, smatch, extra + ("passed to %s() (%s)" % (fn.name, call_at),))
+        s.specialise(fn, actual)
         if ret is None:
             return UNK
         t = set()
@@ -802,6 +804,29 @@ class Analyzer:
                 t.add(lab[:4] + ((lab[4] + ("returned by %s() (%s)" % (fn.name, call_at),))[-6:],))
         return V(c=ret.c, q=ret.q, t=frozenset(t), dec=ret.dec, hid=ret.hid, fn=ret.fn, mod=ret.mod, cls=ret.cls,
                  inst=ret.inst, part=ret.part)
+
+    def specialise(s, fn, actual):
+        """Walk fn again with the caller's path constants bound (tidy(os.environ["HOME"])):
+        a summary knows the parameters only as unknowns, so a deletion of a computed home
+        path would go unseen. Once per function and constants, three calls deep at most."""
+        consts = tuple(sorted((i, v.c) for i, v in actual.items()
+                              if isinstance(v.c, str) and (v.c.startswith("~") or v.c.startswith("/"))))
+        if not consts or s.spec_depth >= 3 or isinstance(fn.node, ast.Lambda):
+            return
+        key = (id(fn), consts)
+        if key in s.specialised:
+            return
+        s.specialised.add(key)
+        local = {}
+        for i, p in enumerate(fn.params):
+            local[p] = actual.get(i, UNK)
+        if fn.cls is not None and fn.params and 0 not in actual:
+            local[fn.params[0]] = V(inst=fn.cls)
+        s.spec_depth += 1
+        try:
+            s.block(Frame(fn.mod, fn, local), fn.node.body)
+        finally:
+            s.spec_depth -= 1
 
     def summary(s, fn):
         if fn.summary is not None:
@@ -1193,6 +1218,9 @@ class Analyzer:
             s.find(fr, n, "py_exec_decoded", "critical", "obfuscation", "runs a command hidden by %s decoding with %s" % (a0.dec, qn))
         if isinstance(a0.c, tuple):
             cmd = " ".join(text(x) if isinstance(x, (str, bytes)) else str(x) for x in a0.c)
+        elif n.args and isinstance(n.args[0], (ast.List, ast.Tuple)):
+            # [sys.executable, "-m", "pip", ...]: the known words, "*" for the others.
+            cmd = " ".join(pstr(s.ev(fr, e)) for e in n.args[0].elts)
         elif a0.c is not NOC and isinstance(a0.c, (str, bytes)):
             cmd = text(a0.c)
         else:

