@@ -10,7 +10,7 @@ import sys
 
 try:
     import resource
-    _mem = int(sys.argv[1]) if len(sys.argv) > 1 else 768 << 20
+    _mem = int(sys.argv[-1]) if len(sys.argv) > 1 else 768 << 20
     resource.setrlimit(resource.RLIMIT_AS, (_mem, _mem))
     resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
 except Exception:  # no resource module (not Linux): the Go side's time cap still holds
