@@ -22,7 +22,7 @@ func TestInstallScanner(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		rep, err := InstallScanner.Scan(context.Background(), dir, target)
+		rep, err := scanForInstall(context.Background(), dir, target, "/usr/bin/python3")
 		if err != nil {
 			t.Fatal(err)
 		}

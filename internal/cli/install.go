@@ -22,7 +22,7 @@ import (
 // pluginInstaller is the installer of this command's HERMES_HOME, scanning
 // what it installs.
 func pluginInstaller(f *app.Factory) (*install.Installer, error) {
-	return f.Installer(app.InstallScanner)
+	return f.Installer(f.InstallScanner())
 }
 
 // pluginsInstallCommands are install, update, remove, capabilities and

@@ -18,6 +18,8 @@ import (
 type scanOptions struct {
 	IO  *app.IOStreams
 	Cwd string // what a relative PATH is relative to
+	// Python names the interpreter of the Python analysis (the plugins' one).
+	Python func(context.Context) string
 
 	Path string
 	JSON bool
@@ -26,7 +28,7 @@ type scanOptions struct {
 // `hermes plugins scan PATH [--json]`: the scan install runs before it publishes a
 // plugin, for authors to run before they publish. Exit 0 safe, 1 caution/dangerous.
 func newCmdPluginsScan(f *app.Factory, runF func(*scanOptions) error) *cobra.Command {
-	opts := &scanOptions{IO: f.IO, Cwd: f.Cwd}
+	opts := &scanOptions{IO: f.IO, Cwd: f.Cwd, Python: f.ScanPython}
 	cmd := &cobra.Command{
 		Use:   "scan PATH",
 		Short: "Security-scan a plugin directory the way install does (exit 1 unless safe)",
@@ -57,6 +59,9 @@ func pluginsScanRun(ctx context.Context, opts *scanOptions) error {
 		return app.Failf("Cannot scan %s: %v", path, err)
 	}
 	so := scan.Options{Source: "local"}
+	if opts.Python != nil {
+		so.Python = opts.Python(ctx)
+	}
 	if st.IsDir() {
 		// The plugin's own API keys (requires_env) are normal reads; a missing or
 		// broken manifest is not the scanner's business.

@@ -22,11 +22,11 @@ func TestNewCmdPluginsScan(t *testing.T) {
 			if checkErr(t, err, tt.wantErr) {
 				return
 			}
-			if got.IO != f.IO || got.Cwd != f.Cwd {
+			if got.IO != f.IO || got.Cwd != f.Cwd || got.Python == nil {
 				t.Fatalf("options not built from the factory: %+v", got)
 			}
-			got.IO, got.Cwd = nil, ""
-			if *got != tt.want {
+			got.IO, got.Cwd, got.Python = nil, "", nil
+			if got.Path != tt.want.Path || got.JSON != tt.want.JSON {
 				t.Fatalf("options %+v, want %+v", *got, tt.want)
 			}
 		})

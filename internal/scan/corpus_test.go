@@ -80,7 +80,7 @@ func TestRuleCorpus(t *testing.T) {
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res, err := Scan(context.Background(), dir, Options{RequiresEnv: corpusEnv})
+			res, err := Scan(context.Background(), dir, Options{RequiresEnv: corpusEnv, Python: testPython(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,7 +10,39 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 )
+
+// manifestEnv is plugin.yaml's requires_env in dir (as the CLI passes it): names or
+// {name: ...} entries; none when there is no manifest.
+func manifestEnv(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "plugin.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		RequiresEnv []any `yaml:"requires_env"`
+	}
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return nil // a broken manifest is not the scanner's business
+	}
+	var out []string
+	for _, e := range m.RequiresEnv {
+		switch v := e.(type) {
+		case string:
+			out = append(out, v)
+		case map[string]any:
+			if n, ok := v["name"].(string); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
 
 // corpusSample is one labelled plugin under testdata/corpus/<family>/<sample>/.
 type corpusSample struct {
@@ -61,11 +94,12 @@ func TestLabelledCorpus(t *testing.T) {
 	if len(samples) == 0 {
 		t.Fatal("testdata/corpus holds no sample (a directory with expect.txt)")
 	}
+	py := testPython(t)
 	var tp, fn, tn, fp int
 	fam := map[string][2]int{}
 	var wrongExact []string
 	for _, s := range samples {
-		res, err := Scan(context.Background(), s.dir, Options{Source: "corpus"})
+		res, err := Scan(context.Background(), s.dir, Options{Source: "corpus", Python: py, RequiresEnv: manifestEnv(t, s.dir)})
 		if err != nil {
 			t.Fatalf("%s/%s: %v", s.family, s.name, err)
 		}
@@ -145,7 +179,7 @@ func TestRepoPluginsScanSafe(t *testing.T) {
 		t.Fatalf("found %d plugin dirs under the repo, want at least the three examples: %v", len(dirs), dirs)
 	}
 	for _, d := range dirs {
-		res, err := Scan(context.Background(), d, Options{})
+		res, err := Scan(context.Background(), d, Options{Python: testPython(t), RequiresEnv: manifestEnv(t, d)})
 		if err != nil {
 			t.Fatal(err)
 		}

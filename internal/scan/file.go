@@ -130,7 +130,8 @@ type fileScanner struct {
 	winEnd  []int    // per rule: end of the last window evaluated on a long line
 	lower   []byte   // the current line, lower-cased
 	declEnv map[string]bool
-	binary  bool // the data are a binary's printable strings (binary.go)
+	binary  bool   // the data are a binary's printable strings (binary.go)
+	py      *pyRun // receives the .py sources for the Python analysis (python.go)
 }
 
 func newFileScanner(opts Options) *fileScanner {
@@ -200,6 +201,9 @@ func (fsc *fileScanner) scanPath(job fileJob) []Finding {
 	}
 	if job.other {
 		return fsc.scanOther(job.rel, data)
+	}
+	if fsc.py != nil && strings.EqualFold(path.Ext(job.rel), ".py") {
+		fsc.py.add(job.rel, data)
 	}
 	return fsc.scanData(job.rel, data)
 }

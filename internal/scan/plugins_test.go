@@ -32,7 +32,7 @@ func TestSamplePlugins(t *testing.T) {
 			if name == "provider-ok" {
 				env = []string{"ACME_API_KEY"}
 			}
-			res, err := Scan(context.Background(), dir, Options{RequiresEnv: env, Source: "local"})
+			res, err := Scan(context.Background(), dir, Options{RequiresEnv: env, Source: "local", Python: testPython(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

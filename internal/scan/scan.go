@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -32,6 +33,9 @@ type Options struct {
 	// RequiresEnv are the variables the plugin declares in plugin.yaml requires_env:
 	// reading them is the plugin's normal business, never evidence of exfiltration.
 	RequiresEnv []string
+	// Python is the interpreter that runs the Python analysis (python.go): the one
+	// plugins run with. Empty leaves the analysis out (line rules only).
+	Python string
 	// Source is where the tree came from ("git:owner/repo", "local"); it appears in
 	// the report header. Empty means the directory name, as upstream.
 	Source string
@@ -46,6 +50,8 @@ type Finding struct {
 	Line        int    `json:"line"`
 	Match       string `json:"match"`
 	Description string `json:"description"`
+	// Chain is a source-to-sink finding's steps, source first (py_source_to_network).
+	Chain []string `json:"chain,omitempty"`
 }
 
 // Result is the outcome of scanning one plugin tree.
@@ -118,13 +124,26 @@ func Scan(ctx context.Context, dir string, opts Options) (*Result, error) {
 	} else {
 		s.files = append(s.files, fileJob{abs: root, rel: filepath.Base(root), size: st.Size()})
 	}
+	if opts.Python != "" {
+		for _, f := range s.files {
+			if strings.EqualFold(filepath.Ext(f.rel), ".py") {
+				s.py = startPython(ctx, opts.Python, opts.RequiresEnv)
+				break
+			}
+		}
+	}
 	if err := s.scanFiles(ctx); err != nil {
+		if s.py != nil {
+			s.py.finish(nil)
+		}
 		return nil, err
 	}
+	pyf := s.pyFindings() // first: it may complete line-scan findings in place
 	findings := s.structural
 	for _, fs := range s.perFile {
 		findings = append(findings, fs...)
 	}
+	findings = append(findings, pyf...)
 	findings = mergeV2(findings)
 	if findings == nil {
 		findings = []Finding{}
@@ -195,6 +214,7 @@ type scanner struct {
 	files      []fileJob
 	structural []Finding
 	perFile    [][]Finding
+	py         *pyRun // the Python analysis (nil: none)
 }
 
 func structFinding(id, sev, cat, rel, match, desc string) Finding {
@@ -335,6 +355,7 @@ func (s *scanner) scanFiles(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			fsc := newFileScanner(s.opts)
+			fsc.py = s.py
 			for {
 				if ctx.Err() != nil {
 					return
@@ -352,4 +373,42 @@ func (s *scanner) scanFiles(ctx context.Context) error {
 	}
 	wg.Wait()
 	return ctx.Err()
+}
+
+// pyFindings waits for the Python analysis and merges its findings, dropping those the
+// line scan already reported at the same place. A chain that ends where the line scan
+// already reported a critical exfiltration (env_exfiltration_correlated) is kept as
+// that finding's Chain rather than repeated.
+func (s *scanner) pyFindings() []Finding {
+	if s.py == nil {
+		return nil
+	}
+	got := s.py.finish(newFileScanner(s.opts))
+	have := map[string]bool{}
+	exfil := map[string]*Finding{}
+	for _, fs := range s.perFile {
+		for i := range fs {
+			f := &fs[i]
+			at := f.File + "\x00" + strconv.Itoa(f.Line)
+			have[f.PatternID+"\x00"+at] = true
+			if f.Category == "exfiltration" && f.Severity == sevCritical {
+				exfil[at] = f
+			}
+		}
+	}
+	out := got[:0]
+	for _, f := range got {
+		at := f.File + "\x00" + strconv.Itoa(f.Line)
+		if have[f.PatternID+"\x00"+at] {
+			continue
+		}
+		if x := exfil[at]; x != nil && f.PatternID == idPySourceToNetwork {
+			if x.Chain == nil {
+				x.Chain = f.Chain
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

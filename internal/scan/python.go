@@ -1,0 +1,322 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed" // the analysis script
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scanner v2, part 1 and 2: what the plugin's Python does, not only how it is spelled.
+//
+// pyscan.py (embedded, stdlib only) runs once per scanned plugin with the configured
+// interpreter's own ast module. It never imports the plugin: the sources travel on
+// stdin, one JSON line a file, sent while the line scan still runs so the parse uses
+// the second core. It folds constants (concatenation, join, %, format, f-strings,
+// chr/ord maps, base64/32/16, hex, zlib with a ratio cap, rot13), resolves imports
+// and aliases (getattr(__import__("o"+"s"), "sys"+"tem")), and follows taint from
+// secret sources to sinks across the plugin's own modules. Its findings join the
+// line scan's; the strings it decoded are scanned again here with the line rules
+// (and command strings with the shell analyser).
+//
+// Sandbox: -I -S -B (no site, no user paths, no environment, no bytecode), an empty
+// environment, an audit hook in the script that refuses any file, socket, process
+// or import once it has started, RLIMIT_AS and RLIMIT_CPU set by the script, and a
+// wall-clock cap here (the process is killed).
+
+//go:embed pyscan.py
+var pyScript string
+
+const (
+	pyMaxFile = 1 << 20 // a bigger .py file is left to the line rules (oversized_file says so)
+	// pyMaxTotal bounds the Python sent to the analysis per plugin: parse and analysis
+	// cost ~1.5 s per MB of dense code here (docs/PERFORMANCE.md), so 4 MB stays well
+	// inside pyTimeout while covering any plugin under upstream's 10 MB bundle limit
+	// that is not mostly data.
+	pyMaxTotal = 4 << 20
+	pyMemLimit = 768 << 20 // the analysis process's address space
+)
+
+// pyTimeout is the analysis's wall-clock cap (a variable for tests).
+var pyTimeout = 20 * time.Second
+
+// Rule ids of the Python analysis (documented in docs/DESIGN.md).
+const (
+	idPySourceToNetwork = "py_source_to_network"
+	idPyUnavailable     = "py_analysis_unavailable"
+	idPyFailed          = "py_analysis_failed"
+)
+
+type pyFinding struct {
+	ID    string   `json:"id"`
+	Sev   string   `json:"sev"`
+	Cat   string   `json:"cat"`
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Match string   `json:"match"`
+	Desc  string   `json:"desc"`
+	Chain []string `json:"chain"`
+}
+
+type pyString struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	How  string `json:"how"`
+	Kind string `json:"kind"` // decoded | exec | command
+}
+
+type pyOutput struct {
+	Findings []pyFinding `json:"findings"`
+	Strings  []pyString  `json:"strings"`
+	Notes    []pyFinding `json:"notes"`
+}
+
+const pyModule = "hermes_pyscan"
+
+var (
+	scriptMu   sync.Mutex
+	scriptDirs = map[string]string{} // content hash -> directory holding it ("" = unusable)
+)
+
+// scriptDir writes the script once per content into a private directory of the user's
+// cache (0700: nobody else can plant bytecode there) and returns it; "" when there is
+// no usable cache, and the script then runs from the command line.
+func scriptDir() string {
+	sum := sha256.Sum256([]byte(pyScript))
+	key := hex.EncodeToString(sum[:8])
+	scriptMu.Lock()
+	defer scriptMu.Unlock()
+	if d, ok := scriptDirs[key]; ok {
+		return d
+	}
+	scriptDirs[key] = ""
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(base, "hermes", "pyscan", key)
+	file := filepath.Join(dir, pyModule+".py")
+	if b, err := os.ReadFile(file); err != nil || string(b) != pyScript {
+		if os.MkdirAll(dir, 0o700) != nil {
+			return ""
+		}
+		tmp, err := os.CreateTemp(dir, ".tmp-")
+		if err != nil {
+			return ""
+		}
+		_, werr := tmp.WriteString(pyScript)
+		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
+			_ = os.Remove(tmp.Name())
+			return ""
+		}
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm()&0o022 != 0 {
+		return "" // writable by others: do not import from it
+	}
+	scriptDirs[key] = dir
+	return dir
+}
+
+// pyRun is one analysis process: started before the line scan, fed as files are read.
+type pyRun struct {
+	cmd    *exec.Cmd
+	ctx    context.Context
+	cancel context.CancelFunc
+	stdin  io.WriteCloser
+	w      *bufio.Writer
+	out    bytes.Buffer
+	errOut bytes.Buffer
+
+	mu      sync.Mutex
+	sent    int64
+	skipped []string
+	werr    error
+	startE  error
+}
+
+// startPython starts the analysis process for a plugin whose files include Python.
+func startPython(ctx context.Context, python string, declared []string) *pyRun {
+	r := &pyRun{}
+	path, err := exec.LookPath(python)
+	if err != nil {
+		r.startE = fmt.Errorf("python interpreter %q not found: install Python 3 or set plugins.python in config.yaml", python)
+		return r
+	}
+	cctx, cancel := context.WithTimeout(ctx, pyTimeout)
+	r.ctx, r.cancel = cctx, cancel
+	args := []string{"-I", "-S", "-B", "-c", pyScript, strconv.Itoa(pyMemLimit)}
+	if dir := scriptDir(); dir != "" {
+		// Imported rather than run, so the interpreter keeps its bytecode (compiling the
+		// script is ~11 ms, a third of a small plugin's scan).
+		args = []string{"-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import " + pyModule, dir, strconv.Itoa(pyMemLimit)}
+	}
+	r.cmd = exec.CommandContext(cctx, path, args...)
+	r.cmd.Env = []string{"LC_ALL=C.UTF-8", "PYTHONHASHSEED=0"}
+	r.cmd.Dir = os.TempDir()
+	r.cmd.Stdout, r.cmd.Stderr = &r.out, &limitedBuffer{b: &r.errOut, max: 4 << 10}
+	r.cmd.WaitDelay = time.Second
+	r.stdin, err = r.cmd.StdinPipe()
+	if err == nil {
+		err = r.cmd.Start()
+	}
+	if err != nil {
+		cancel()
+		r.startE = fmt.Errorf("start %s: %w", path, err)
+		r.cmd = nil
+		return r
+	}
+	r.w = bufio.NewWriterSize(r.stdin, 64<<10)
+	r.send(map[string]any{"env": declared})
+	return r
+}
+
+func (r *pyRun) send(v any) {
+	if r.werr != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err == nil {
+		b = append(b, '\n')
+		_, err = r.w.Write(b)
+	}
+	r.werr = err
+}
+
+// add sends one file's source (safe for the scan workers to call concurrently).
+func (r *pyRun) add(rel string, src []byte) {
+	if r == nil || r.cmd == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sent+int64(len(src)) > pyMaxTotal || len(src) > pyMaxFile {
+		r.skipped = append(r.skipped, rel)
+		return
+	}
+	r.sent += int64(len(src))
+	r.send(map[string]string{"path": rel, "src": strings.ToValidUTF8(string(src), "\uFFFD")})
+}
+
+// finish closes the input, waits for the analysis and turns its answer into findings.
+func (r *pyRun) finish(fsc *fileScanner) []Finding {
+	if r == nil {
+		return nil
+	}
+	if r.startE != nil {
+		return []Finding{structFinding(idPyUnavailable, sevMedium, "structural", "(python)", "python analysis not run",
+			"the Python analysis could not run ("+r.startE.Error()+"); the .py files were judged by the line rules only")}
+	}
+	defer r.cancel()
+	if r.werr == nil {
+		r.werr = r.w.Flush()
+	}
+	_ = r.stdin.Close()
+	err := r.cmd.Wait()
+	var out []Finding
+	if n := len(r.skipped); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" and %d more", n-3)
+		}
+		out = append(out, structFinding("py_analysis_incomplete", sevMedium, "structural", r.skipped[0], fmt.Sprintf("%d files not analysed", n),
+			fmt.Sprintf("%d .py files (%s%s) left out of the Python analysis (files over %d KB, or past %d MB of Python in one plugin); they were judged by the line rules only",
+				n, strings.Join(r.skipped[:min(n, 3)], ", "), more, pyMaxFile>>10, pyMaxTotal>>20)))
+	}
+	if err != nil {
+		why := strings.TrimSpace(r.errOut.String())
+		if i := strings.LastIndexByte(why, '\n'); i >= 0 {
+			why = why[i+1:]
+		}
+		desc := "the Python analysis failed (" + errText(err) + ": " + why + "); the .py files were judged by the line rules only"
+		if errors.Is(r.ctx.Err(), context.DeadlineExceeded) || strings.Contains(why, "MemoryError") {
+			desc = fmt.Sprintf("the Python analysis was stopped at its cap (%s wall clock or %d MB of memory); the .py files were judged by the line rules only (a plugin built to exhaust the analysis is suspect)", pyTimeout, pyMemLimit>>20)
+		}
+		return append(out, structFinding(idPyFailed, sevHigh, "structural", "(python)", "python analysis failed", strings.TrimSpace(desc)))
+	}
+	var po pyOutput
+	if err := json.Unmarshal(r.out.Bytes(), &po); err != nil {
+		return append(out, structFinding(idPyFailed, sevHigh, "structural", "(python)", "python analysis failed",
+			"the Python analysis gave an unreadable answer ("+err.Error()+"); the .py files were judged by the line rules only"))
+	}
+	for _, n := range po.Notes {
+		sev := sevMedium
+		if n.ID == "py_analysis_incomplete" || n.ID == "py_expression_cap" {
+			sev = sevHigh // a plugin shaped to escape the analysis
+		}
+		f := structFinding(n.ID, sev, "structural", n.File, strings.ReplaceAll(n.ID, "_", " "), n.Desc)
+		f.Line = n.Line
+		out = append(out, f)
+	}
+	for _, f := range po.Findings {
+		out = append(out, Finding{PatternID: f.ID, Severity: f.Sev, Category: f.Cat, File: f.File, Line: f.Line,
+			Match: cutMatch([]byte(f.Match)), Description: f.Desc, Chain: f.Chain})
+	}
+	return append(out, rescanStrings(fsc, po.Strings)...)
+}
+
+// rescanStrings scans the text the analysis decoded or assembled with the line rules
+// (as a line of the file it came from, so that file's exemptions apply) and command
+// strings with the shell analyser.
+func rescanStrings(fsc *fileScanner, ss []pyString) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, s := range ss {
+		what := "text decoded by " + s.How
+		switch {
+		case s.Kind == "command":
+			what = "a command assembled at run time"
+		case s.How == "folded":
+			what = "code assembled at run time"
+		}
+		suffix := fmt.Sprintf(" (in %s at %s:%d)", what, s.File, s.Line)
+		add := func(f Finding) {
+			key := f.PatternID + "\x00" + f.File + "\x00" + strconv.Itoa(s.Line)
+			if f.Category == factCategory || f.Category == "structural" || seen[key] {
+				return
+			}
+			seen[key] = true
+			f.File, f.Line = s.File, s.Line
+			f.Match = cutMatch([]byte(s.Text))
+			f.Description += suffix
+			out = append(out, f)
+		}
+		fsc.binary = false
+		for _, f := range fsc.scanData(s.File, []byte(s.Text)) {
+			add(f)
+		}
+		if s.Kind == "command" || shellSuspect(s.Text) {
+			sf, _ := analyzeShell(s.Text, 0)
+			for _, f := range sf {
+				add(Finding{PatternID: f.id, Severity: f.sev, Category: f.cat, File: s.File, Description: f.desc})
+			}
+		}
+	}
+	return out
+}
+
+// limitedBuffer keeps the first max bytes written (a chatty failure cannot grow memory).
+type limitedBuffer struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}

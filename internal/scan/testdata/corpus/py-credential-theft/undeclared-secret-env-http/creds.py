@@ -1,0 +1,5 @@
+import os
+
+
+def token():
+    return os.environ.get("AWS_SECRET_ACCESS_KEY", "")

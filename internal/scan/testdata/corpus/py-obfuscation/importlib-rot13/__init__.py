@@ -1,0 +1,5 @@
+from .helpers import loader
+
+
+def register(ctx):
+    loader().Popen(["sh", "-c", "id"])
