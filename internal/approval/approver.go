@@ -94,6 +94,8 @@ type Approver struct {
 	// Timeout bounds how long a prompt waits for an answer (0 = until the call is
 	// cancelled); an unanswered prompt is a deny with choice "timeout" in the hooks.
 	Timeout time.Duration
+	// Transport, when it selects one, is asked instead of Prompter.
+	Transport *TransportRoute
 
 	mu      sync.Mutex
 	granted map[string]Scope // pattern key → the longest scope granted for it
@@ -207,6 +209,15 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error)
 	a.mu.Lock()
 	firer := a.Hooks
 	a.mu.Unlock()
+	if a.Transport.Selected() {
+		choice, handled, err := a.viaTransport(ctx, in, firer)
+		if handled {
+			if err != nil {
+				return ChoiceDeny, err
+			}
+			return a.settle(ctx, in, choice), nil
+		}
+	}
 	if firer != nil {
 		firer.Fire(ctx, hooks.HookPreApprovalRequest, payload())
 	}
@@ -228,6 +239,21 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error)
 			choice = ChoiceDeny
 		}
 	}
+	choice = a.settle(ctx, in, choice)
+	if firer != nil {
+		p := payload()
+		p["choice"] = string(choice) // plain data, as every payload value
+		firer.Fire(ctx, hooks.HookPostApprovalResponse, p)
+	}
+	if choice == choiceCancelled || choice == choiceTimeout {
+		return ChoiceDeny, err
+	}
+	return choice, err
+}
+
+// settle remembers what choice grants and returns it as it counts: a
+// plugin's request never grants "always", anything unknown is deny.
+func (a *Approver) settle(ctx context.Context, in approvalInput, choice Choice) Choice {
 	if choice == ChoiceAlways && in.origin.ByPlugin() {
 		// Whatever the prompter allowed: a plugin's request never grants "always".
 		choice = ChoiceSession
@@ -244,20 +270,11 @@ func (a *Approver) decide(ctx context.Context, in approvalInput) (Choice, error)
 		if perr := a.persist(ctx, in.keys); perr != nil && a.Warn != nil {
 			fmt.Fprintf(a.Warn, "      Could not save the approval to config.yaml (%v); it holds for this session only.\n", perr)
 		}
-	case ChoiceOnce:
-	case choiceCancelled, choiceTimeout:
+	case ChoiceOnce, choiceCancelled, choiceTimeout:
 	default:
 		choice = ChoiceDeny
 	}
-	if firer != nil {
-		p := payload()
-		p["choice"] = string(choice) // plain data, as every payload value
-		firer.Fire(ctx, hooks.HookPostApprovalResponse, p)
-	}
-	if choice == choiceCancelled || choice == choiceTimeout {
-		return ChoiceDeny, err
-	}
-	return choice, err
+	return choice
 }
 
 // persist appends keys to command_allowlist through the comment-preserving store.

@@ -77,6 +77,9 @@ func (m *Manager) trustGate(ctx context.Context, c *conn, tool string, args map[
 		Message: fmt.Sprintf("MCP server '%s' is untrusted and '%s' is not marked read-only", server, tool),
 		Origin:  tools.OriginOf(ctx),
 	})
+	if msg, ok := tools.BlockMessage(err); ok {
+		return fmt.Errorf("the write-capable MCP tool '%s' on untrusted server '%s' was blocked: %s: %w", tool, server, msg, ErrNotApproved)
+	}
 	if err != nil {
 		return fmt.Errorf("the write-capable MCP tool '%s' on untrusted server '%s' was blocked: the approval system was unavailable (fail-closed): %w", tool, server, ErrNotApproved)
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -91,6 +92,9 @@ func (h Hooked) approve(ctx context.Context, c Call, d hooks.Directive) string {
 	}
 	choice, err := h.Approver.Approve(ctx, ApprovalRequest{ToolName: c.Name, Args: c.Args, Message: d.Message, RuleKey: rule, ToolCallID: c.ToolCallID, TurnID: c.TurnID, Origin: c.Origin})
 	if err != nil {
+		if msg, ok := BlockMessage(err); ok {
+			return msg
+		}
 		return "BLOCKED: plugin approval gate failed for " + c.Name
 	}
 	if choice.Approves() {
@@ -139,4 +143,14 @@ func copyMap(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// BlockMessage returns the message err carries for the model, when it is an
+// approver's deny that says more than "denied" (a failed approval transport).
+func BlockMessage(err error) (string, bool) {
+	var b interface{ BlockMessage() string }
+	if errors.As(err, &b) {
+		return b.BlockMessage(), true
+	}
+	return "", false
 }

@@ -114,6 +114,9 @@ func (t *toolbox) gate(ctx context.Context, command string, kwargs map[string]an
 	if err != nil && ctx.Err() != nil {
 		return "", "BLOCKED: the approval prompt was interrupted; the command did not run."
 	}
+	if msg, ok := tools.BlockMessage(err); ok {
+		return "", msg
+	}
 	if choice.Approves() {
 		return fmt.Sprintf("Command required approval (%s) and was approved by the user.", desc), ""
 	}
