@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/bundled"
@@ -23,16 +24,23 @@ func builtinPlugins() []plugins.Builtin {
 }
 
 // newApprover returns the interactive approval prompt when a human can answer it
-// (stdin and stderr are terminals), else nil: nobody can be asked, and commands or
-// plugin calls that need approval are refused with a message saying how to allow them.
-func newApprover(io *IOStreams, h home.Home, redact func(string) string) *approval.Approver {
+// (stdin and stderr are terminals), or the selected approval transport's
+// approver; else nil: nobody can be asked, and commands or plugin calls that
+// need approval are refused with a message saying how to allow them.
+func newApprover(io *IOStreams, h home.Home, redact func(string) string, route *approval.TransportRoute, timeout time.Duration) *approval.Approver {
+	store := &config.Store{Path: h.ConfigPath()}
 	if !io.InTTY || !io.ErrTTY {
-		return nil
+		if !route.Selected() {
+			return nil
+		}
+		// A transport asks someone elsewhere; its builtin fallback has nobody here to ask (deny).
+		return &approval.Approver{Store: store, Surface: "cli", Warn: io.Err, Transport: route, Timeout: timeout}
 	}
-	a := approval.NewCLIApprover(io.In, io.Err, &config.Store{Path: h.ConfigPath()}, nil)
+	a := approval.NewCLIApprover(io.In, io.Err, store, nil)
 	if tp, ok := a.Prompter.(*approval.TTYPrompter); ok {
 		tp.Redact = redact
 	}
+	a.Transport, a.Timeout = route, timeout
 	return a
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/session"
 )
 
@@ -181,7 +182,8 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, configError("%v", err)
 	}
-	approvals.timeout = time.Duration(intSetting(cfg, []string{"approvals", "timeout"}, 300)) * time.Second
+	approvals.timeout = approvalTimeout(doc)
+	approvals.route = f.approvalRoute(doc, func() *registry.Registry { return h.Registry })
 	approvals.set(h.Registry.Hooks(), g.runner)
 	ok = true
 	return g, nil

@@ -20,6 +20,7 @@ type gatewayApprovals struct {
 	store   *config.Store
 	timeout time.Duration
 	redact  func(string) string
+	route   *approval.TransportRoute // security.approval.transport
 
 	mu     sync.Mutex
 	hooks  approval.Firer
@@ -60,7 +61,7 @@ func (g *gatewayApprovals) approver(ctx context.Context) *approval.Approver {
 		a.Prompter = g.prompter(turn)
 		return a
 	}
-	a := &approval.Approver{Store: g.store, Hooks: g.hooks, SessionKey: turn.key, Surface: "gateway", Timeout: g.timeout}
+	a := &approval.Approver{Store: g.store, Hooks: g.hooks, SessionKey: turn.key, Surface: "gateway", Timeout: g.timeout, Transport: g.route}
 	if turn.key != "" {
 		a.Prompter = g.prompter(turn)
 		g.byKey[turn.key] = a

@@ -74,7 +74,8 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 	}
 	if f.toolApprover != nil {
 		host.toolApprover = f.toolApprover
-	} else if host.Approver = newApprover(f.IO, h, f.Redactor().String); host.Approver != nil {
+	} else if host.Approver = newApprover(f.IO, h, f.Redactor().String, f.approvalRoute(doc, func() *registry.Registry { return host.Registry }),
+		approvalTimeout(doc)); host.Approver != nil {
 		opts.Approver = host.Approver
 	}
 	host.m = plugins.New(opts)

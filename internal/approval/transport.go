@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/hooks"
+	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // Approval transports (HU §10.1, wave2 §1): a plugin's present(request) is
@@ -24,27 +25,10 @@ import (
 // decision among the offered choices is a deny.
 
 // TransportRequest is upstream's frozen ApprovalRequest, as sent to the plugin.
-type TransportRequest struct {
-	SchemaVersion  int      `json:"schema_version"`
-	RequestID      string   `json:"request_id"`
-	Digest         string   `json:"digest"`
-	Command        string   `json:"command"`
-	Description    string   `json:"description"`
-	PatternKey     string   `json:"pattern_key"`
-	PatternKeys    []string `json:"pattern_keys"`
-	Surface        string   `json:"surface"` // presentation class: "cli" or "gateway"
-	TimeoutSeconds int      `json:"timeout_seconds"`
-	AllowedChoices []string `json:"allowed_choices"`
-}
+type TransportRequest = protocol.ApprovalRequest
 
-// TransportDecision is what present returned. Invalid names the type it
-// returned when that was not an ApprovalDecision (a plain dict, None, ...).
-type TransportDecision struct {
-	RequestID     string `json:"request_id"`
-	RequestDigest string `json:"request_digest"`
-	Choice        string `json:"choice"`
-	Invalid       string `json:"invalid,omitempty"`
-}
+// TransportDecision is what present returned (Invalid: not an ApprovalDecision).
+type TransportDecision = protocol.ApprovalDecision
 
 // PresentFunc calls a transport's present(request) and waits for its decision.
 type PresentFunc func(ctx context.Context, req TransportRequest) (TransportDecision, error)

@@ -543,3 +543,36 @@ type PlatformStatusParams struct {
 	Error     string `json:"error,omitempty"`
 	Retryable bool   `json:"retryable,omitempty"`
 }
+
+// Approval transports (ctx.register_approval_transport): the host asks the
+// plugin's present(request) when security.approval.transport selects it.
+const MethodApprovalPresent = "approval.present"
+
+// ApprovalRequest is upstream's frozen ApprovalRequest, as the host builds it.
+type ApprovalRequest struct {
+	SchemaVersion  int      `json:"schema_version"`
+	RequestID      string   `json:"request_id"`
+	Digest         string   `json:"digest"`
+	Command        string   `json:"command"`
+	Description    string   `json:"description"`
+	PatternKey     string   `json:"pattern_key"`
+	PatternKeys    []string `json:"pattern_keys"`
+	Surface        string   `json:"surface"` // presentation class: "cli" or "gateway"
+	TimeoutSeconds int      `json:"timeout_seconds"`
+	AllowedChoices []string `json:"allowed_choices"`
+}
+
+// ApprovalPresentParams calls the transport's present with request.
+type ApprovalPresentParams struct {
+	Handle  string          `json:"handle"`
+	Request ApprovalRequest `json:"request"`
+}
+
+// ApprovalDecision is what present returned: an ApprovalDecision's fields, or
+// Invalid naming the type it returned instead (a plain dict, None, ...).
+type ApprovalDecision struct {
+	RequestID     string `json:"request_id,omitempty"`
+	RequestDigest string `json:"request_digest,omitempty"`
+	Choice        string `json:"choice,omitempty"`
+	Invalid       string `json:"invalid,omitempty"`
+}

@@ -1,6 +1,10 @@
 package registry
 
-import "context"
+import (
+	"context"
+
+	"github.com/hermes-go/hermes/pkg/protocol"
+)
 
 // The registrations that feed hermes' own machinery rather than the model's
 // tools: redaction patterns, @ context reference providers and auxiliary tasks.
@@ -115,4 +119,45 @@ func (r *Registry) owner(has func(s *set) bool) string {
 		}
 	}
 	return ""
+}
+
+// TransportEntry is one register_approval_transport: Present is the
+// plugin's present(request), asked when security.approval.transport names it.
+type TransportEntry struct {
+	Name    string
+	Plugin  string
+	Present func(ctx context.Context, req protocol.ApprovalRequest) (protocol.ApprovalDecision, error)
+}
+
+// AddApprovalTransport records an approval transport.
+func (r *Registry) AddApprovalTransport(plugin string, t *TransportEntry, o Other) {
+	r.add(plugin, func(s *set) {
+		s.transports = append(s.transports, t)
+		s.other = append(s.other, o)
+	})
+}
+
+// ApprovalTransport returns the committed transport called name.
+func (r *Registry) ApprovalTransport(name string) (*TransportEntry, bool) {
+	var found *TransportEntry
+	r.committed(func(_ string, s *set) {
+		for _, t := range s.transports {
+			if t.Name == name && found == nil {
+				found = t
+			}
+		}
+	})
+	return found, found != nil
+}
+
+// ApprovalTransportOwner returns the plugin holding name, pending or committed ("" when none).
+func (r *Registry) ApprovalTransportOwner(name string) string {
+	return r.owner(func(s *set) bool {
+		for _, t := range s.transports {
+			if t.Name == name {
+				return true
+			}
+		}
+		return false
+	})
 }

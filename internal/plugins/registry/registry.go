@@ -62,6 +62,7 @@ type set struct {
 	ctxRefs     []*ContextRef
 	auxTasks    []*AuxTask
 	platforms   []*PlatformEntry
+	transports  []*TransportEntry
 	// wire is every registering message the plugin sent, in order. A restarted
 	// process that sends the same ones has the same handles, so the committed
 	// registrations can stay as they are (see SameAsCommitted).
@@ -83,6 +84,7 @@ func (a *set) merge(b set) {
 	a.ctxRefs = append(a.ctxRefs, b.ctxRefs...)
 	a.auxTasks = append(a.auxTasks, b.auxTasks...)
 	a.platforms = append(a.platforms, b.platforms...)
+	a.transports = append(a.transports, b.transports...)
 	a.wire = append(a.wire, b.wire...)
 }
 
@@ -342,6 +344,7 @@ func (r *Registry) Commit(plugin string) {
 	kept.ctxRefs = pend.ctxRefs
 	kept.auxTasks = pend.auxTasks
 	kept.platforms = pend.platforms
+	kept.transports = pend.transports
 	kept.wire = pend.wire
 
 	r.mu.Lock()

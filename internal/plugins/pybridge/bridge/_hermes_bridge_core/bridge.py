@@ -68,6 +68,7 @@ class Bridge(Endpoint):
             "middleware.call": self.m_middleware_call,
             "prompt_section.render": self.m_prompt_section,
             "context_ref.expand": self.m_context_ref,
+            "approval.present": self.m_approval_present,
         }
         # register_platform's entries by name, and the adapters they made.
         self.platforms = {}
@@ -344,6 +345,25 @@ class Bridge(Endpoint):
     def m_context_ref(self, params, rid):
         fn = self.callable_for(params.get("handle"))
         return self.run_maybe_async(fn(str(params.get("target") or "")), rid)
+
+    def m_approval_present(self, params, rid):
+        from hermes_cli.approval_transport import ApprovalDecision, ApprovalRequest
+
+        fn = self.callable_for(params.get("handle"))
+        r = params.get("request") or {}
+        request = ApprovalRequest(
+            schema_version=int(r.get("schema_version") or 1), request_id=str(r.get("request_id") or ""),
+            digest=str(r.get("digest") or ""), command=str(r.get("command") or ""),
+            description=str(r.get("description") or ""), pattern_key=str(r.get("pattern_key") or ""),
+            pattern_keys=tuple(str(k) for k in r.get("pattern_keys") or ()), surface=str(r.get("surface") or ""),
+            timeout_seconds=r.get("timeout_seconds") or 300,
+            allowed_choices=tuple(str(c) for c in r.get("allowed_choices") or ()))
+        decision = self.run_maybe_async(fn(request), rid)
+        if not isinstance(decision, ApprovalDecision):
+            # A plain dict or anything else is not a decision the host gave out.
+            return {"invalid": type(decision).__name__}
+        return {"request_id": str(decision.request_id), "request_digest": str(decision.request_digest),
+                "choice": str(decision.choice)}
 
     def m_cli_run(self, params, rid):
         # Imported when first needed: most plugin processes never run a CLI command

@@ -4,6 +4,7 @@ facade, platform actions, facades this host does not serve yet)."""
 
 import contextvars
 import os
+import re
 import threading
 
 from .compat import CO_COROUTINE
@@ -230,11 +231,13 @@ class _PlatformActions:
         return self._ctx._facade_dict("platform_actions.send_status", args, kwargs)
 
 
+_TRANSPORT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
 _OTHER_REGISTRARS = (
     "register_context_engine", "register_memory_provider",
     "register_platform_handler", "register_telegram_handler",
     "register_slack_action_handler", "register_system_prompt_section",
-    "register_dashboard_auth_provider", "register_approval_transport", "register_image_gen_provider",
+    "register_dashboard_auth_provider", "register_image_gen_provider",
     "register_video_gen_provider", "register_web_search_provider", "register_browser_provider",
     "register_terminal_environment_provider", "register_secret_source", "register_tts_provider",
     "register_transcription_provider", "register_provider",
@@ -404,6 +407,20 @@ class PluginContext:
         self._call("ctx.register_other", {"registrar": "register_auxiliary_task",
                                           "name": str(key or ""), "details": details})
         return PluginRegistration(self, "auxiliary_task", str(key))
+
+    def register_approval_transport(self, name, present_fn):
+        """Offer present_fn(request) as approval transport `name` (inactive until
+        security.approval.transport selects it). Upstream's checks and errors."""
+        clean = str(name).strip().lower()
+        if clean == "builtin":
+            raise ValueError("approval transport name 'builtin' is reserved")
+        if not _TRANSPORT_NAME.fullmatch(clean):
+            raise ValueError("approval transport name %r must match [a-z0-9][a-z0-9_-]{0,63}" % (name,))
+        if not callable(present_fn):
+            raise TypeError("approval transport present_fn must be callable")
+        handle = self._handle(present_fn)
+        self._call("ctx.register_other", {"registrar": "register_approval_transport", "name": clean, "handle": handle})
+        return PluginRegistration(self, "approval_transport", clean, handle)
 
     def register_platform(self, name, label, adapter_factory, check_fn, validate_config=None, required_env=None,
                           install_hint="", **entry_kwargs):
