@@ -125,13 +125,6 @@ var keys = struct {
 	Interrupt: key.NewBinding(key.WithKeys("ctrl+c")),
 }
 
-// savedMsg reports a provider pick's save.
-type savedMsg struct {
-	slot  int
-	value string
-	err   error
-}
-
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd { return nil }
 
@@ -147,28 +140,31 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return nil
-	case savedMsg:
-		if msg.err != nil {
-			m.status = "Could not save " + m.slots[msg.slot].Title + ": " + termsafe.Line(msg.err.Error())
-			return nil
-		}
-		m.status = ""
-		if m.slots[msg.slot].Current != msg.value {
-			m.slots[msg.slot].Current = msg.value
-			m.providersChanged = true
-		}
-		return nil
 	case tea.KeyPressMsg:
 		if key.Matches(msg, keys.Interrupt) {
 			m.outcome = Interrupted
 			return tea.Quit
 		}
 		if m.picker != nil {
-			return m.updatePicker(msg)
+			m.updatePicker(msg)
+			return nil
 		}
 		return m.updateMain(msg)
 	}
 	return nil
+}
+
+// saved records the outcome of writing value for slot.
+func (m *Model) saved(slot int, value string, err error) {
+	if err != nil {
+		m.status = "Could not save " + m.slots[slot].Title + ": " + termsafe.Line(err.Error())
+		return
+	}
+	m.status = ""
+	if m.slots[slot].Current != value {
+		m.slots[slot].Current = value
+		m.providersChanged = true
+	}
 }
 
 // page is how far PgUp/PgDn move: the terminal's rows less 5, as upstream.

@@ -58,7 +58,7 @@ var pickerKeys = struct{ Choose, Cancel key.Binding }{
 	Cancel: key.NewBinding(key.WithKeys("esc", "q")),
 }
 
-func (m *Model) updatePicker(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) updatePicker(msg tea.KeyPressMsg) {
 	p := m.picker
 	n := len(p.values)
 	switch {
@@ -80,16 +80,14 @@ func (m *Model) updatePicker(msg tea.KeyPressMsg) tea.Cmd {
 		m.picker = nil
 		value := p.values[p.cursor]
 		if value == m.slots[p.slot].Current {
-			return nil // unchanged: nothing to write
+			return // unchanged: nothing to write
 		}
-		slot, save := p.slot, m.save
-		return func() tea.Msg {
-			var err error
-			if save != nil {
-				err = save(slot, value)
-			}
-			return savedMsg{slot: slot, value: value, err: err}
+		// Written here, in the update loop, not in a command: the write takes
+		// a moment, and a q typed right after the pick must find it done.
+		var err error
+		if m.save != nil {
+			err = m.save(p.slot, value)
 		}
+		m.saved(p.slot, value, err)
 	}
-	return nil
 }
