@@ -37,6 +37,7 @@ var tiers = map[string]int{
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
 	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
 	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
+	"internal/pluginsui":  2, // the `hermes plugins` screen (Bubble Tea; rows in, picks out)
 	// Platform adapters: the seam and leaves only (gateway_test.go).
 	"internal/gateway/discord":  2,
 	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
@@ -73,6 +74,7 @@ var cliImports = []string{
 	"internal/jsonx", "internal/pack", "internal/plugins", "internal/plugins/manifest",
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe",   // how untrusted text is shown
+	"internal/pluginsui",  // the screen `hermes plugins` shows on a terminal
 	"internal/skills",     // the skills `hermes skills list/show` shows
 	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits

@@ -34,10 +34,7 @@ func newCmdPlugins(f *app.Factory) *cobra.Command {
 				}
 				return app.Failf("%s\nRun 'hermes plugins --help' for the actions.", msg)
 			}
-			if !f.IO.CanPrompt() {
-				return app.Failf("Interactive mode requires a terminal.\nUse: hermes plugins list | enable NAME | disable NAME | show NAME")
-			}
-			return cmd.Help()
+			return pluginsScreenRun(cmd.Context(), f)
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself

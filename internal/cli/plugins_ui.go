@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hermes-go/hermes/internal/app"
+	"github.com/hermes-go/hermes/internal/capability"
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/pluginsui"
+	"github.com/hermes-go/hermes/internal/termsafe"
+)
+
+// The interactive `hermes plugins` screen (wave2 §5): general plugins as
+// checkboxes, then one row per provider slot opening a radio picker.
+
+// providerCatalog is what the pickers offer besides the built-in choice. The
+// memory providers and context engines hermes can run come from discovery;
+// this is the seam the sub-category discoveries (plugins/memory/<name>/,
+// plugins/context_engine/<name>/) fill.
+type providerCatalog interface {
+	MemoryProviders() []pluginsui.Choice
+	ContextEngines() []pluginsui.Choice
+}
+
+// discoveredProviders reads the catalog off what discovery found today: a
+// plugin of kind "exclusive" (upstream's memory-provider marker, set by
+// plugin.yaml or detected from register_memory_provider/MemoryProvider in its
+// __init__.py) is a memory provider, selected by memory.provider and never by
+// plugins.enabled. No discovered plugin is a context engine yet.
+type discoveredProviders []*plugins.Plugin
+
+func (ps discoveredProviders) MemoryProviders() []pluginsui.Choice {
+	var out []pluginsui.Choice
+	for _, p := range ps {
+		if isMemoryProvider(p) {
+			out = append(out, pluginsui.Choice{Name: p.Key, Description: p.Candidate.Manifest.Description})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (ps discoveredProviders) ContextEngines() []pluginsui.Choice { return nil }
+
+func isMemoryProvider(p *plugins.Plugin) bool {
+	return p.Candidate.Manifest != nil && p.Candidate.Manifest.Kind == "exclusive"
+}
+
+// slotSpec is one provider row: its config key and built-in choice.
+type slotSpec struct {
+	title, key, defaultLabel, defaultValue string
+	choices                                func(providerCatalog) []pluginsui.Choice
+}
+
+var slotSpecs = []slotSpec{
+	{"Memory Provider", "memory.provider", "built-in", "", providerCatalog.MemoryProviders},
+	{"Context Engine", "context.engine", "compressor", "compressor", providerCatalog.ContextEngines},
+}
+
+// configString is a string setting as the screen shows it: def when missing or
+// null, and a value of another type (a hand-edited list, a number) as its YAML
+// text, which no choice matches, so the picker offers it "(not found)" and a
+// pick replaces it.
+func configString(d *config.Doc, key, def string) string {
+	v, ok := d.Get(key)
+	switch s := v.(type) {
+	case string:
+		return s
+	case nil:
+		return def
+	default:
+		if !ok {
+			return def
+		}
+		return fmt.Sprint(s)
+	}
+}
+
+func providerSlots(d *config.Doc, cat providerCatalog) []pluginsui.Slot {
+	slots := make([]pluginsui.Slot, len(slotSpecs))
+	for i, s := range slotSpecs {
+		slots[i] = pluginsui.Slot{Title: s.title, DefaultLabel: s.defaultLabel, DefaultValue: s.defaultValue,
+			Current: configString(d, s.key, s.defaultValue), Choices: s.choices(cat)}
+	}
+	return slots
+}
+
+// screenPlugins are the general plugin rows, by key: every discovered plugin
+// but memory providers (they have their picker) and plugins the catalog's kill
+// list keeps from loading (checking one would change nothing).
+func screenPlugins(all []*plugins.Plugin) ([]*plugins.Plugin, []pluginsui.Plugin) {
+	var ps []*plugins.Plugin
+	var rows []pluginsui.Plugin
+	for _, p := range all {
+		if isMemoryProvider(p) || killed(p) {
+			continue
+		}
+		mf := p.Candidate.Manifest
+		name, desc := p.Key, ""
+		if mf != nil {
+			name, desc = mf.Name, mf.Description
+		}
+		ps = append(ps, p)
+		// Checked as the gate decides, so a bundled plugin that loads by
+		// default shows checked and is not turned off by opening the screen.
+		rows = append(rows, pluginsui.Plugin{Key: p.Key, Name: name, Description: desc,
+			Bundled: p.Candidate.Source == "bundled", Checked: p.Status == plugins.StatusEnabled})
+	}
+	return ps, rows
+}
+
+// pluginsScreenRun is `hermes plugins` with no action.
+func pluginsScreenRun(ctx context.Context, f *app.Factory) error {
+	if !f.IO.CanPrompt() {
+		// Upstream's words and its exit code (0).
+		fmt.Fprintln(f.IO.Out, "Interactive mode requires a terminal.")
+		fmt.Fprintln(f.IO.Out, "Use: hermes plugins list | enable NAME | disable NAME | show NAME")
+		return nil
+	}
+	h, err := f.Host(ctx)
+	if err != nil {
+		return err
+	}
+	store := h.Store()
+	d, err := store.Load()
+	if err != nil {
+		return err
+	}
+	ps, rows := screenPlugins(h.Plugins())
+	m := pluginsui.New(rows, providerSlots(d, discoveredProviders(h.Plugins())), func(i int, value string) error {
+		return store.Update(ctx, func(d *config.Doc) error { return d.Set(slotSpecs[i].key, value) })
+	})
+	h.FlushWarnings()
+	if err := pluginsui.Run(ctx, m, f.IO.In, f.IO.Out, f.Environ()); err != nil {
+		return err
+	}
+	out := f.IO.Out
+	if m.Outcome() == pluginsui.Interrupted {
+		fmt.Fprintln(out, "\nInterrupted: general plugin changes were not saved.")
+		return app.SilentExit(app.ExitInterrupted)
+	}
+	checked := m.Checked()
+	changed, newly, err := persistSelection(ctx, store, ps, checked)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, c := range checked {
+		if c {
+			n++
+		}
+	}
+	switch {
+	case changed:
+		fmt.Fprintf(out, "\n✓ General plugins: %d enabled, %d disabled.\n", n, len(checked)-n)
+	case len(rows) > 0:
+		fmt.Fprintln(out, "\nGeneral plugins unchanged.")
+	}
+	if m.ProvidersChanged() {
+		s := m.Slots()
+		mem := s[0].Current
+		if mem == "" {
+			mem = "built-in"
+		}
+		fmt.Fprintf(out, "✓ Memory provider: %s  Context engine: %s\n", termsafe.Line(mem), termsafe.Line(s[1].Current))
+	}
+	if len(rows) > 0 || m.ProvidersChanged() {
+		fmt.Fprintln(out, "Changes take effect on next session.")
+	}
+	// A plugin enabled here gets the capability question `plugins enable` asks.
+	for _, p := range newly {
+		if declared := capability.KnownOnly(p.Candidate.Manifest.Capabilities); len(declared) > 0 && p.Candidate.Source != "bundled" {
+			if err := runCapabilityConsent(ctx, f, h, p.Key, declared, "requests"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// persistSelection applies the checkboxes to plugins.enabled/disabled by
+// canonical key (upstream's _persist_plugin_selection): a checked plugin that
+// was not enabled is added to enabled and its key and leaf leave disabled; an unchecked one
+// leaves enabled and is added to disabled. Plugins not shown keep their state.
+// It reports whether config.yaml changed and the plugins newly enabled.
+func persistSelection(ctx context.Context, store config.Store, ps []*plugins.Plugin, checked []bool) (bool, []*plugins.Plugin, error) {
+	var changed bool
+	var newly []*plugins.Plugin
+	err := store.Update(ctx, func(d *config.Doc) error {
+		changed, newly = false, nil // Update may run fn again on a fresh read
+		note := func(ok bool, err error) error {
+			changed = changed || ok
+			return err
+		}
+		for i, p := range ps {
+			if !checked[i] {
+				if err := note(d.ListRemove("plugins.enabled", p.Key)); err != nil {
+					return err
+				}
+				if err := note(d.ListAppend("plugins.disabled", p.Key)); err != nil {
+					return err
+				}
+				continue
+			}
+			if p.Status == plugins.StatusEnabled {
+				continue // on already, by the lists or by default: nothing to write
+			}
+			newly = append(newly, p)
+			if err := note(d.ListAppend("plugins.enabled", p.Key)); err != nil {
+				return err
+			}
+			for _, n := range uniq(p.Key, leaf(p.Key)) {
+				if err := note(d.ListRemove("plugins.disabled", n)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return changed, newly, err
+}
