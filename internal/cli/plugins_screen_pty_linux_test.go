@@ -61,6 +61,9 @@ type inTmux struct {
 func startInTmux(t *testing.T, env []string, w, h int, args ...string) *inTmux {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed: .ci/run installs it (apt-get install tmux)")
+		}
 		t.Skip("tmux is not installed")
 	}
 	bin, err := exec.LookPath("hermes")
