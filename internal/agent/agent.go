@@ -137,6 +137,9 @@ func New(o Options) *Agent {
 // SetClient sets the model client (after ObserveAttempts wired its Config).
 func (a *Agent) SetClient(c llm.Client) { a.o.Client = c }
 
+// SetEngine sets the context engine; auto lets it compact before model calls.
+func (a *Agent) SetEngine(e ContextEngine, auto bool) { a.o.Engine, a.o.AutoCompress = e, auto }
+
 // SetRecorder sets where messages are persisted.
 func (a *Agent) SetRecorder(r Recorder) { a.o.Recorder = r }
 

@@ -65,6 +65,10 @@ const (
 	summaryInputTail = 1500
 )
 
+// summaryOverhead is what a summary message costs besides its text (the
+// prefix and end mark), in tokens: a middle smaller than this is not worth one.
+var summaryOverhead = (len(SummaryPrefix)+len(summaryEnd))/4 + 100
+
 // cooldowns are the waits after 1, 2, 3+ failed summaries in a row.
 var cooldowns = []time.Duration{60 * time.Second, 300 * time.Second, 900 * time.Second}
 
@@ -177,6 +181,9 @@ func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, o Compres
 		c.done("")
 		return pruned, nil // clearing old tool output was enough
 	}
+	if !o.Force && EstimateTokens(msgs[headEnd:tailStart]) <= summaryOverhead {
+		return pruned, nil // a summary would not be smaller than what it replaces
+	}
 	if cooling && !o.Force {
 		return pruned, fmt.Errorf("the summary model failed recently; only old tool output was cleared (next summary attempt after %s)",
 			coolUntil.Format("15:04:05"))
@@ -187,7 +194,11 @@ func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, o Compres
 		return pruned, fmt.Errorf("the compression summary failed (%w); only old tool output was cleared; summaries pause for %s", err, wait)
 	}
 	c.done(summary)
-	return assemble(msgs[:headEnd], summary, msgs[tailStart:]), nil
+	out := assemble(msgs[:headEnd], summary, msgs[tailStart:])
+	if !o.Force && EstimateTokens(out) >= EstimateTokens(msgs) {
+		return pruned, nil // the summary came out longer than the turns it summarised
+	}
+	return out, nil
 }
 
 func (c *Compressor) done(summary string) {
