@@ -293,6 +293,11 @@ func (c *Compressor) summarize(ctx context.Context, middle []llm.Message, o Comp
 	}
 	var previous string
 	var turns strings.Builder
+	size := 0
+	for _, m := range middle {
+		size += min(len(m.Content), summaryInputHead+summaryInputTail+64) + 32
+	}
+	turns.Grow(size)
 	for _, m := range middle {
 		if IsSummary(m.Content) {
 			var rest string
@@ -356,7 +361,9 @@ func writeTurn(b *strings.Builder, m llm.Message) {
 	if m.Role == llm.RoleTool && m.Name != "" {
 		label = "TOOL RESULT " + m.Name
 	}
-	fmt.Fprintf(b, "[%s]: %s\n", label, clipMiddle(m.Content))
+	b.WriteString("[" + label + "]: ")
+	b.WriteString(clipMiddle(m.Content))
+	b.WriteByte('\n')
 	for _, tc := range m.ToolCalls {
 		fmt.Fprintf(b, "[TOOL CALL %s]: %s\n", tc.Function.Name, clipMiddle(tc.Function.Arguments))
 	}
@@ -364,6 +371,9 @@ func writeTurn(b *strings.Builder, m llm.Message) {
 
 // clipMiddle keeps the head and tail of a long text.
 func clipMiddle(s string) string {
+	if len(s) <= summaryInputHead+summaryInputTail { // bytes bound runes: most texts stop here
+		return s
+	}
 	r := []rune(s)
 	if len(r) <= summaryInputHead+summaryInputTail {
 		return s
