@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -119,7 +120,7 @@ func NewCompressor(c CompressorConfig) *Compressor {
 		c.ProtectLastN = DefaultProtectLastN
 	}
 	if c.Now == nil {
-		c.Now = time.Now
+		c.Now = clock.Now
 	}
 	cp := &Compressor{c: c}
 	cp.UpdateModel(context.Background(), c.Model, c.ContextLength)
