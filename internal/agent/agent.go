@@ -92,7 +92,14 @@ type Options struct {
 	HookOutputDir string
 	// Middleware, when set, runs the llm_request and llm_execution chains.
 	Middleware LLMMiddleware
-	Now        func() time.Time
+	// Engine compacts conversations (the built-in Compressor or a plugin's);
+	// nil never compacts. AutoCompress lets it act before model calls
+	// (compression.enabled); /compress works either way.
+	Engine       ContextEngine
+	AutoCompress bool
+	// PreCompress, when set, adds the memory providers' text to a compaction.
+	PreCompress PreCompressor
+	Now         func() time.Time
 }
 
 // LLMMiddleware is the plugin middleware around model calls (§11.4).
@@ -130,6 +137,9 @@ func New(o Options) *Agent {
 // SetClient sets the model client (after ObserveAttempts wired its Config).
 func (a *Agent) SetClient(c llm.Client) { a.o.Client = c }
 
+// SetEngine sets the context engine; auto lets it compact before model calls.
+func (a *Agent) SetEngine(e ContextEngine, auto bool) { a.o.Engine, a.o.AutoCompress = e, auto }
+
 // SetRecorder sets where messages are persisted.
 func (a *Agent) SetRecorder(r Recorder) { a.o.Recorder = r }
 
@@ -147,7 +157,10 @@ type Session struct {
 	// continued from the store (its first turn here is not its first ever).
 	Turns   int
 	Resumed bool
-	mu      sync.Mutex
+	// lastPrompt is the size of the transcript as the model last reported it
+	// (prompt + completion tokens of the last call).
+	lastPrompt int
+	mu         sync.Mutex
 }
 
 // NewSession starts a conversation with the system prompt in place.
@@ -268,6 +281,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		if ctx.Err() != nil {
 			return "", ErrInterrupted
 		}
+		a.maybeCompact(ctx, s, t)
 		resp, err := a.call(ctx, s, t, userText, specs, iter)
 		if err != nil {
 			a.keepPartial(ctx, s, t)
@@ -279,6 +293,10 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		t.Usage.PromptTokens += resp.Usage.PromptTokens
 		t.Usage.CompletionTokens += resp.Usage.CompletionTokens
 		t.Usage.TotalTokens += resp.Usage.TotalTokens
+		s.lastPrompt = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+		if a.o.Engine != nil {
+			a.o.Engine.UpdateFromResponse(ctx, resp.Usage)
+		}
 		msg := resp.Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {

@@ -106,10 +106,11 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, err
 	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0)}
+	out := chatOutput(o.Output, h.f)
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
-		Output: chatOutput(o.Output, h.f), Stream: !o.NoStream,
+		Output: out, Stream: !o.NoStream,
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: h.Registry.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
@@ -124,6 +125,8 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		return nil, Failf("Error: %v", err)
 	}
 	ag.SetClient(client)
+	cs := readCompression(cfg, h.f.Warn)
+	ag.SetEngine(h.contextEngine(ctx, cs, client, lcfg, out), cs.enabled)
 	c.ag = ag
 
 	endAgent := h.Chat(client, lcfg, o.Inject)
@@ -213,6 +216,17 @@ func (c *Chat) Streams() bool { return c.ag.Streams() }
 func (c *Chat) Run(ctx context.Context, input string) (*Turn, error) {
 	input = c.expandReferences(ctx, input)
 	return c.ag.Run(ctx, c.sess, input)
+}
+
+// Compaction is what one /compress did.
+type Compaction = agent.Compaction
+
+// Compress compacts the conversation now (/compress [focus]); the session
+// continues in a child of the current one.
+func (c *Chat) Compress(ctx context.Context, focus string) (Compaction, error) {
+	res, err := c.ag.Compress(ctx, c.sess, focus)
+	c.setSessionKey()
+	return res, err
 }
 
 // NewSession ends the current session and starts another: finalize the old

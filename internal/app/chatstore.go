@@ -36,6 +36,21 @@ func (r sessionRecorder) Create(ctx context.Context, model, source string) (stri
 	return r.s.NewSession(ctx, session.Session{Model: model, Source: source})
 }
 
+// ForkSession starts the session that continues parent after a compaction:
+// same model and source, parent_session_id set; the parent is ended.
+func (r sessionRecorder) ForkSession(ctx context.Context, parent string) (string, error) {
+	p, err := r.s.Get(ctx, parent)
+	if err != nil {
+		return "", err
+	}
+	id, err := r.s.NewSession(ctx, session.Session{Model: p.Model, Source: p.Source, Title: p.Title, ParentID: parent})
+	if err != nil {
+		return "", err
+	}
+	_ = r.s.EndSession(ctx, parent)
+	return id, nil
+}
+
 func (r sessionRecorder) History(ctx context.Context, id string) (string, []llm.Message, error) {
 	full, err := r.s.Resolve(ctx, id)
 	if err != nil {

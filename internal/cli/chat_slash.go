@@ -17,6 +17,7 @@ var builtinSlash = []struct{ name, args, help string }{
 	{"tools", "", "the tools the model can call"},
 	{"reload-mcp", "", "re-read mcp_servers and reconnect the MCP servers"},
 	{"new", "", "start a new session"},
+	{"compress", "[focus]", "compact the conversation now (the middle becomes a summary)"},
 	{"quit", "", "leave (also /exit, Ctrl-D)"},
 }
 
@@ -83,6 +84,14 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		return nil
 	case "new":
 		return cs.newSession(ctx)
+	case "compress":
+		res, err := cs.chat.Compress(ctx, strings.TrimSpace(rawArgs))
+		if err != nil {
+			sayf(cs.io.Err, "/compress failed: %v\n", err)
+			return nil
+		}
+		sayf(out, "%s\n", res.Line())
+		return nil
 	case "quit":
 		return errQuit
 	}

@@ -105,15 +105,19 @@ func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
 		return nil
 	}
 	t := &table{color: opts.Color()}
-	keyed := false // a Key column only when the gateway has sessions
+	keyed, chained := false, false // Key and Parent columns only when some session has one
 	for _, x := range list {
 		keyed = keyed || x.Key != ""
+		chained = chained || x.ParentID != ""
 	}
+	head := []string{"ID", "Title", "Model", "Messages", "Updated"}
 	if keyed {
-		t.header("ID", "Title", "Model", "Messages", "Updated", "Key")
-	} else {
-		t.header("ID", "Title", "Model", "Messages", "Updated")
+		head = append(head, "Key")
 	}
+	if chained {
+		head = append(head, "Parent")
+	}
+	t.header(head...)
 	for _, x := range list {
 		title := x.Title
 		if title == "" && x.Preview != "" {
@@ -122,6 +126,9 @@ func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
 		cells := []string{x.ID, truncate(title, 50), x.Model, strconv.Itoa(x.MessageCount), formatTime(x.UpdatedAt)}
 		if keyed {
 			cells = append(cells, x.Key)
+		}
+		if chained {
+			cells = append(cells, x.ParentID)
 		}
 		t.row(cells...)
 	}

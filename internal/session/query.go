@@ -86,7 +86,7 @@ func (s *Store) ToolCalls(ctx context.Context, id string) ([]ToolCall, error) {
 	return out, s.wrap("reading tool calls", rows.Err())
 }
 
-const sessionCols = `s.id, s.created_at, s.updated_at, s.title, s.model, s.source, s.ended_at, s.metadata,
+const sessionCols = `s.id, s.created_at, s.updated_at, s.title, s.model, s.source, s.ended_at, s.metadata, s.parent_session_id,
 	(SELECT count(*) FROM messages m WHERE m.session_id = s.id),
 	coalesce((SELECT substr(m.content, 1, 200) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.seq LIMIT 1), ''),
 	coalesce((SELECT k.session_key FROM session_keys k WHERE k.session_id = s.id ORDER BY k.updated_at DESC LIMIT 1), '')`
@@ -100,7 +100,7 @@ func scanSession(r scanner) (Session, error) {
 		ended            sql.NullInt64
 		meta             string
 	)
-	if err := r.Scan(&sess.ID, &created, &updated, &sess.Title, &sess.Model, &sess.Source, &ended, &meta, &sess.MessageCount, &sess.Preview, &sess.Key); err != nil {
+	if err := r.Scan(&sess.ID, &created, &updated, &sess.Title, &sess.Model, &sess.Source, &ended, &meta, &sess.ParentID, &sess.MessageCount, &sess.Preview, &sess.Key); err != nil {
 		return sess, err
 	}
 	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)

@@ -46,6 +46,8 @@ type Session struct {
 	Title     string     `json:"title"`
 	Model     string     `json:"model"`
 	Source    string     `json:"source"` // "cli", "telegram", ...
+	// ParentID is the session this one continues after a compaction ("" for none).
+	ParentID string `json:"parent_session_id,omitempty"`
 	// Key is the gateway session key that routes to this session (filled by
 	// Get and List; "" for none).
 	Key      string         `json:"session_key,omitempty"`
@@ -267,6 +269,10 @@ var migrations = []string{
 		sent_at     INTEGER
 	);
 	CREATE INDEX deliveries_unsent ON deliveries(sent_at, created_at);`,
+	// 3: compaction chains: a compacted conversation continues in a child
+	// session whose parent keeps the full history (upstream's column name).
+	`ALTER TABLE sessions ADD COLUMN parent_session_id TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_parent ON sessions(parent_session_id);`,
 }
 
 // SchemaVersion is the schema this code writes.
@@ -348,8 +354,8 @@ func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	if sess.EndedAt != nil {
 		ended = ms(*sess.EndedAt)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta))
+	_, err = s.db.ExecContext(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata, parent_session_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta), sess.ParentID)
 	if err != nil {
 		return "", s.wrap("creating a session", err)
 	}

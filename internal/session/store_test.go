@@ -534,3 +534,33 @@ func TestConcurrentProcesses(t *testing.T) {
 		}
 	}
 }
+
+func TestParentSessionChain(t *testing.T) {
+	ctx := context.Background()
+	s, err := session.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	parent, err := s.NewSession(ctx, session.Session{Model: "m", Source: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := s.NewSession(ctx, session.Session{Model: "m", Source: "cli", ParentID: parent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, child)
+	if err != nil || got.ParentID != parent {
+		t.Fatalf("child %+v, %v", got, err)
+	}
+	list, err := s.List(ctx, 0)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list %+v, %v", list, err)
+	}
+	for _, x := range list {
+		if (x.ID == child) != (x.ParentID == parent) {
+			t.Errorf("session %s has parent %q", x.ID, x.ParentID)
+		}
+	}
+}

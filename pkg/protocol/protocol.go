@@ -576,3 +576,21 @@ type ApprovalDecision struct {
 	Choice        string `json:"choice,omitempty"`
 	Invalid       string `json:"invalid,omitempty"`
 }
+
+// Context engines (ctx.register_context_engine). The engine object lives in
+// the plugin's process; the host calls its methods by the registered name.
+const (
+	// MethodContextEngineCall calls one method of a context engine
+	// (update_model, update_from_response, should_compress, compress,
+	// get_status, on_session_start, on_session_end, on_session_reset) with the
+	// keyword arguments its signature takes: ContextEngineCallParams → the
+	// method's result (compress: {"messages": [...]}).
+	MethodContextEngineCall = "context_engine.call"
+)
+
+// ContextEngineCallParams name the engine, the method and its keyword arguments.
+type ContextEngineCallParams struct {
+	Name   string         `json:"name"`
+	Method string         `json:"method"`
+	Kwargs map[string]any `json:"kwargs,omitempty"`
+}

@@ -154,6 +154,9 @@ func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherPar
 		return registerPlatform(ctx, s, rp)
 	case "register_approval_transport":
 		return registerApprovalTransport(ctx, s, rp)
+
+	case "register_context_engine":
+		return registerContextEngine(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"

@@ -135,6 +135,9 @@ type Provider struct {
 	Plugin  string
 	Handle  string         // the plugin's handle for the object's callable, if any
 	Details map[string]any // the registrar's simple keyword arguments
+	// Conn reaches the plugin process holding the object, for slots the host
+	// serves through it (context engines); nil for record-only slots.
+	Conn PlatformConn
 }
 
 // toolReg is a tool and whether it may replace one of another source.

@@ -9,6 +9,7 @@ import traceback
 from . import compat
 from .compat import _install_plugins_alias, _narrow, _no_kwargs, _tool_result
 from .context import _DISPATCH_DEPTH, PluginContext
+from .engines import EngineHost
 from .platforms import PlatformHost
 from .rpc import PROTOCOL_VERSION, Endpoint, HostError
 
@@ -73,6 +74,9 @@ class Bridge(Endpoint):
         # register_platform's entries by name, and the adapters they made.
         self.platforms = {}
         self.methods.update(PlatformHost(self).methods())
+        # register_context_engine's engine by name (one per plugin).
+        self.context_engines = {}
+        self.methods.update(EngineHost(self).methods())
 
     def call(self, method, params, wait=None):
         """Call the host and wait for its answer (from any thread): Endpoint._call,

@@ -234,7 +234,7 @@ class _PlatformActions:
 _TRANSPORT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 _OTHER_REGISTRARS = (
-    "register_context_engine", "register_memory_provider",
+    "register_memory_provider",
     "register_platform_handler", "register_telegram_handler",
     "register_slack_action_handler", "register_system_prompt_section",
     "register_dashboard_auth_provider", "register_image_gen_provider",
@@ -428,6 +428,11 @@ class PluginContext:
 
         return platforms.register(self, name, label, adapter_factory, check_fn, validate_config, required_env,
                                   install_hint, entry_kwargs)
+
+    def register_context_engine(self, engine):
+        from . import engines
+
+        return engines.register(self, engine)
 
     def _register_other(self, registrar, args, kwargs):
         name = ""

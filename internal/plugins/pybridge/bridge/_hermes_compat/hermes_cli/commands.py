@@ -33,6 +33,7 @@ COMMAND_REGISTRY = [
     CommandDef("tools", "the tools the model can call", "Tools & Skills"),
     CommandDef("reload-mcp", "re-read mcp_servers and reconnect the MCP servers", "Tools & Skills"),
     CommandDef("new", "start a new session", "Session"),
+    CommandDef("compress", "compact the conversation now (the middle becomes a summary)", "Session", args_hint="[focus]"),
     CommandDef("quit", "leave (also /exit, Ctrl-D)", "Exit", aliases=("exit",)),
 ]
 
