@@ -32,7 +32,7 @@ func TestBadInputWithAnalysis(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string
-		links [][2]string // name, target
+		links [][2]string       // name, target
 		want  map[string]string // pattern id -> severity ("" any)
 		none  []string          // pattern ids that must not be present
 		check func(t *testing.T, res *Result)
