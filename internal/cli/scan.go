@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,12 +23,14 @@ type scanOptions struct {
 	// Python names the interpreter of the Python analysis (the plugins' one).
 	Python func(context.Context) string
 
-	Path string
-	JSON bool
+	Path    string
+	JSON    bool
+	Explain bool
 }
 
-// `hermes plugins scan PATH [--json]`: the scan install runs before it publishes a
-// plugin, for authors to run before they publish. Exit 0 safe, 1 caution/dangerous.
+// `hermes plugins scan PATH [--json|--explain]`: the scan install runs before it
+// publishes a plugin, for authors to run before they publish. Exit 0 safe, 1
+// caution/dangerous.
 func newCmdPluginsScan(f *app.Factory, runF func(*scanOptions) error) *cobra.Command {
 	opts := &scanOptions{IO: f.IO, Cwd: f.Cwd, Python: f.ScanPython}
 	cmd := &cobra.Command{
@@ -35,6 +39,9 @@ func newCmdPluginsScan(f *app.Factory, runF func(*scanOptions) error) *cobra.Com
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
+			if opts.JSON && opts.Explain {
+				return app.Failf("--explain and --json cannot be combined: --json already carries each finding's chain.\nUse one of them.")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -42,6 +49,7 @@ func newCmdPluginsScan(f *app.Factory, runF func(*scanOptions) error) *cobra.Com
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "walk each critical and high finding step by step, with what to do")
 	return cmd
 }
 
@@ -81,9 +89,34 @@ func pluginsScanRun(ctx context.Context, opts *scanOptions) error {
 		}
 	} else {
 		fmt.Fprintln(opts.IO.Out, safeText(res.Report())) // it quotes the files scanned
+		if opts.Explain {
+			writeExplanation(opts.IO.Out, res)
+		}
 	}
 	if res.Verdict != scan.VerdictSafe {
 		return app.SilentExit(app.ExitFail)
 	}
 	return nil
+}
+
+// writeExplanation walks each critical and high finding: its steps numbered with
+// file:line, the rule id and what to do. Every field comes from the plugin (names,
+// matched text, the analysis's step texts) and is made safe one line at a time, so
+// a file name cannot forge a step.
+func writeExplanation(w io.Writer, res *scan.Result) {
+	fs := res.Explained()
+	fmt.Fprintln(w)
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "Explanation: no critical or high findings.")
+		return
+	}
+	fmt.Fprintf(w, "Explanation (%d critical or high findings):\n", len(fs))
+	for i, f := range fs {
+		fmt.Fprintln(w)
+		sayf(w, "%d. %s %s (%s) at %s\n", i+1, strings.ToUpper(f.Severity), f.PatternID, f.Category, scan.Step{File: f.File, Line: f.Line}.Where())
+		for j, st := range f.Steps() {
+			sayf(w, "   step %d  %s  %s\n", j+1, st.Where(), st.What)
+		}
+		sayf(w, "   what to do: %s\n", scan.Advice(f))
+	}
 }

@@ -11,6 +11,8 @@ func TestNewCmdPluginsScan(t *testing.T) {
 	}{
 		{name: "relative path", args: []string{"my-plugin"}, want: scanOptions{Path: "my-plugin"}},
 		{name: "absolute path json", args: []string{"/tmp/p", "--json"}, want: scanOptions{Path: "/tmp/p", JSON: true}},
+		{name: "explain", args: []string{"p", "--explain"}, want: scanOptions{Path: "p", Explain: true}},
+		{name: "explain and json", args: []string{"p", "--explain", "--json"}, wantErr: "--explain and --json cannot be combined"},
 		{name: "no path", wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two paths", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "unknown flag", args: []string{"p", "--force"}, wantErr: errUnknownFlag},
@@ -26,7 +28,7 @@ func TestNewCmdPluginsScan(t *testing.T) {
 				t.Fatalf("options not built from the factory: %+v", got)
 			}
 			got.IO, got.Cwd, got.Python = nil, "", nil
-			if got.Path != tt.want.Path || got.JSON != tt.want.JSON {
+			if got.Path != tt.want.Path || got.JSON != tt.want.JSON || got.Explain != tt.want.Explain {
 				t.Fatalf("options %+v, want %+v", *got, tt.want)
 			}
 		})

@@ -87,13 +87,42 @@ func corpusSamples(t *testing.T, root string) []corpusSample {
 	return out
 }
 
+// issueFamily maps a corpus directory to the family of issue 18's list it samples.
+// Every directory must be listed, so a new one is classified when it is added.
+var issueFamily = map[string]string{
+	"shell-reverse":       "reverse shells",
+	"py-obfuscation":      "obfuscated execution",
+	"shell-obfuscation":   "obfuscated execution",
+	"py-credential-theft": "credential theft",
+	"py-persistence":      "persistence",
+	"py-destruction":      "destruction",
+	"py-supply-chain":     "supply chain",
+	"shell-supply-chain":  "supply chain",
+	"binary":              "supply chain",
+	"py-self-granting":    "self-granting",
+	"docs-injection":      "injection",
+	"false-alarm":         "false alarms",
+}
+
+// Issue 18 part 6's floor, and the false alarms it names: a sample of each.
+const (
+	minMalicious = 40
+	minBenign    = 20
+)
+
+var wantFalseAlarms = map[string][]string{
+	"a guard's deny-list":            {"guard-denylist-set", "py-guard-blocked-genexp-join", "py-guard-denylist-join"},
+	"docs explaining an injection":   {"readme-explains-injection", "skill-md-quotes-attack", "tool-description-quotes-attack"},
+	"a tool name inside a name":      {"name-socat-helper", "name-mkfs-docs-plugin"},
+	"an honest plugin's own secrets": {"py-provider-declared-key"},
+}
+
 // TestLabelledCorpus (issue 18 part 6): every malicious sample scans dangerous, no
-// benign one does. The confusion matrix and each family's counts are logged.
+// benign one does; at least 40 malicious and 20 benign samples, every family of the
+// issue's list sampled. The confusion matrix and each family's counts are logged.
 func TestLabelledCorpus(t *testing.T) {
 	samples := corpusSamples(t, filepath.Join("testdata", "corpus"))
-	if len(samples) == 0 {
-		t.Fatal("testdata/corpus holds no sample (a directory with expect.txt)")
-	}
+	checkCorpusCoverage(t, samples)
 	py := testPython(t)
 	var tp, fn, tn, fp int
 	fam := map[string][2]int{}
@@ -145,6 +174,41 @@ func TestLabelledCorpus(t *testing.T) {
 		fmt.Fprintf(&b, "verdicts other than expect.txt's (not failures unless they cross dangerous):\n  %s\n", strings.Join(wrongExact, "\n  "))
 	}
 	t.Log(b.String())
+}
+
+func checkCorpusCoverage(t *testing.T, samples []corpusSample) {
+	t.Helper()
+	mal := map[string]int{}
+	var nm, nb int
+	byName := map[string]corpusSample{}
+	for _, s := range samples {
+		fam, ok := issueFamily[s.family]
+		if !ok {
+			t.Errorf("corpus directory %s is not in issueFamily: add it with the issue 18 family it samples", s.family)
+		}
+		byName[s.name] = s
+		if s.want == VerdictDangerous {
+			nm++
+			mal[fam]++
+		} else {
+			nb++
+		}
+	}
+	if nm < minMalicious || nb < minBenign {
+		t.Errorf("corpus has %d malicious and %d benign samples, want at least %d and %d", nm, nb, minMalicious, minBenign)
+	}
+	for _, fam := range []string{"reverse shells", "obfuscated execution", "credential theft", "persistence", "destruction", "supply chain", "self-granting"} {
+		if mal[fam] == 0 {
+			t.Errorf("no malicious sample of the family %q (issue 18's list)", fam)
+		}
+	}
+	for kind, names := range wantFalseAlarms {
+		for _, n := range names {
+			if s, ok := byName[n]; !ok || s.want == VerdictDangerous {
+				t.Errorf("false alarm %q: benign sample %s missing", kind, n)
+			}
+		}
+	}
 }
 
 // TestRepoPluginsScanSafe: the repo's example plugins and every test plugin outside

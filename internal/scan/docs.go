@@ -52,6 +52,10 @@ func (v *v2File) judge(in []Finding) []Finding {
 			f.Severity = sevHigh
 			f.Description += " (quoted as an example in documentation, not addressed to the agent; at most caution)"
 		}
+		if !isDoc && f.Category == "injection" && f.Severity == sevCritical && quotedExample(f, line) {
+			f.Severity = sevHigh
+			f.Description += " (quoted as an example in a description, not addressed to the agent; at most caution)"
+		}
 		out = append(out, f)
 	}
 	return out
@@ -84,6 +88,50 @@ func (v *v2File) explanatory(f Finding, line []byte) bool {
 		return true
 	}
 	return false
+}
+
+// quotedExample: in a tool description, a schema or a manifest (a string in code or
+// YAML), every hit is quoted inside that text and introduced as an example ("e.g.
+// 'ignore all previous instructions'"), and its sentence does not address the agent.
+// The whole string being quoted proves nothing there, so the quote must open right
+// before the phrase and the introduction must be near.
+func quotedExample(f Finding, line []byte) bool {
+	r := getRuleByID()[f.PatternID]
+	if r == nil {
+		return false
+	}
+	hits := r.locator().FindAllIndex(line, -1)
+	if len(hits) == 0 {
+		return false
+	}
+	for _, h := range hits {
+		pre := bytes.TrimRight(line[:h[0]], " ")
+		q := ""
+		for _, o := range []string{"'", `"`, "`", "“", "‘", `\"`} {
+			if bytes.HasSuffix(pre, []byte(o)) {
+				q = o
+			}
+		}
+		closer := map[string]string{"“": "”", "‘": "’"}[q]
+		if closer == "" {
+			closer = q
+		}
+		if q == "" || !bytes.Contains(line[h[1]:], []byte(closer)) {
+			return false
+		}
+		window := pre[max(0, len(pre)-len(q)-48) : len(pre)-len(q)]
+		if !exampleIntro.Match(window) {
+			return false
+		}
+		sentence := window
+		if i := bytes.LastIndexAny(window, ".!?"); i >= 0 && !bytes.HasSuffix(bytes.ToLower(window[:i+1]), []byte("e.g.")) {
+			sentence = window[i+1:]
+		}
+		if addressesAgent.Match(bytes.TrimLeft(sentence, " \t\"',:")) {
+			return false
+		}
+	}
+	return true
 }
 
 func stripListMarker(t []byte) []byte {
@@ -180,7 +228,7 @@ func (v *v2File) denyListMember(f Finding, line []byte) bool {
 	member := regexp.MustCompile(`(\bfor\s+[\w, ()]+?\s+)?\bin\s+(?:self\.|cls\.|\w+\.)?` + q + `\b`)
 	matched := regexp.MustCompile(`\b` + q + `\s*\.\s*(?:search|match|fullmatch|findall|finditer|test|has|includes|` +
 		`MatchString|Match|FindString\w*|__contains__|some|find)\s*\(|(?:slices\.Contains|strings\.Contains\w*)\s*\(\s*` + q + `\b|range\s+` + q + `\b|` +
-		`\b` + q + `\s*\[\s*\w+\s*\]\s*(?:;|$|\)|\s*[!=]=)|(?:any|all)\s*\([^)\n]*\b` + q + `\b`)
+		`\b` + q + `\s*\[\s*\w+\s*\]\s*(?:;|$|\)|\s*[!=]=)|\b(?:any|all)\s*\([^)\n]*\b` + q + `\b`)
 	run := regexp.MustCompile(`\b(?:system|popen|Popen|run|call|check_output|exec|eval|spawn\w*|execSync|Command)\s*\([^)\n]*\b` + q + `\b`)
 	used := false
 	for i := 1; i <= v.numLines(); i++ {

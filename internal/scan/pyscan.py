@@ -156,7 +156,52 @@ CODECS = {"rot13": "rot13", "rot_13": "rot13", "hex": "hex", "hex_codec": "hex",
           "utf-8": None, "utf8": None, "ascii": None, "latin-1": None, "latin1": None}
 BUILTINS = {"exec", "eval", "compile", "open", "__import__", "getattr", "chr", "ord", "bytes", "bytearray", "str",
             "map", "reversed", "globals", "vars", "int", "hex", "list", "tuple", "join", "sorted", "len", "print",
-            "setattr", "dict", "locals", "__builtins__", "builtins"}
+            "setattr", "dict", "locals", "__builtins__", "builtins", "any", "all", "set", "frozenset", "filter",
+            "isinstance", "enumerate", "zip", "min", "max", "sum", "bool", "repr", "iter", "next", "hash", "range"}
+
+
+# Calls a deny-list may reach and stay data: matching and building text or sets.
+MATCH_CALLS = {
+    "any", "all", "len", "sorted", "set", "frozenset", "list", "tuple", "map", "filter", "str", "isinstance",
+    "enumerate", "zip", "min", "max", "sum", "bool", "repr", "iter", "next", "reversed", "dict", "hash", "range",
+    "re.compile", "re.escape", "re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer", "re.split",
+    "re.sub", "re.subn", "fnmatch.fnmatch", "fnmatch.fnmatchcase", "fnmatch.filter", "fnmatch.translate",
+    "shlex.split", "os.path.basename", "os.path.normpath", "unicodedata.normalize",
+}
+MATCH_METHODS = {
+    "search", "match", "fullmatch", "findall", "finditer", "lower", "upper", "casefold", "strip", "lstrip", "rstrip",
+    "startswith", "endswith", "find", "rfind", "index", "count", "split", "rsplit", "join", "replace", "format",
+    "encode", "decode", "__contains__", "get", "issubset", "issuperset", "isdisjoint", "intersection", "union",
+    "difference", "keys", "values", "items", "copy",
+}
+RE_FUNCS = {"re.compile", "re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer", "re.split", "re.sub",
+            "re.subn"}
+GROW_METHODS = {"append", "add", "extend", "update", "insert"}
+# What reaches names at run time, past the analysis (globals()["X"], exec of text,
+# importlib): a plugin using any of it gets no deny-list judgement at all.
+DYN_NAMES = {"globals", "vars", "locals", "eval", "exec", "compile", "execfile", "__import__", "__builtins__",
+             "breakpoint", "getattr", "setattr", "delattr"}
+DYN_ATTRS = {"__dict__", "__globals__", "modules", "f_globals", "f_locals", "__code__", "__builtins__"}
+DYN_MODS = {"importlib", "builtins", "inspect", "ctypes", "pickle", "marshal", "code", "codeop", "runpy", "gc"}
+FUNCS = []  # every function seen (nested ones are entry points: Analyzer.run)
+
+
+def dynamic(tree):
+    plain = set()  # getattr(obj, "literal") is plain attribute access
+    for x in ast.walk(tree):
+        if isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id in ("getattr", "setattr", "delattr") \
+                and len(x.args) >= 2 and isinstance(x.args[1], ast.Constant):
+            plain.add(id(x.func))
+    for x in ast.walk(tree):
+        if isinstance(x, ast.Name) and x.id in DYN_NAMES and id(x) not in plain:
+            return True
+        if isinstance(x, ast.Attribute) and x.attr in DYN_ATTRS:
+            return True
+        if isinstance(x, ast.Import) and any(a.name.split(".")[0] in DYN_MODS for a in x.names):
+            return True
+        if isinstance(x, ast.ImportFrom) and (x.module or "").split(".")[0] in DYN_MODS:
+            return True
+    return False
 
 
 def inq(q, prefixes):
@@ -185,8 +230,8 @@ def net_kind(q):
 
 
 class Func:
-    def __init__(s, node, mod, cls=None):
-        s.node, s.mod, s.cls = node, mod, cls
+    def __init__(s, node, mod, cls=None, closure=None):
+        s.node, s.mod, s.cls, s.closure = node, mod, cls, closure
         s.name = getattr(node, "name", "<lambda>")
         a = node.args
         s.params = [x.arg for x in getattr(a, "posonlyargs", [])] + [x.arg for x in a.args]
@@ -196,7 +241,11 @@ class Func:
         if a.kwarg:
             s.params.append(a.kwarg.arg)
         s.summary = None  # (return V, [(param index, sink)])
+        s.pesc = frozenset()  # parameters that reach a call other than matching (deny-lists)
+        s.pmatch = frozenset()  # parameters matched against
         s.busy = False
+        if FUNCS is not None:
+            FUNCS.append(s)
 
 
 class Cls:
@@ -212,7 +261,7 @@ class Mod:
 class Frame:
     def __init__(s, mod, fn=None, local=None, depth=0, line=None):
         s.mod, s.fn, s.local, s.depth, s.line = mod, fn, local, depth, line
-        s.ret, s.globals_decl, s.psinks = None, set(), []
+        s.ret, s.globals_decl, s.psinks, s.pesc, s.pmatch = None, set(), [], set(), set()
 
 
 class Analyzer:
@@ -224,6 +273,7 @@ class Analyzer:
         s.depth = 0
         s.capped = set()
         s.specialised, s.spec_depth = set(), 0
+        s.lits, s.lit_used, s.lit_matched, s.dynamic, s.incomplete = [], set(), set(), False, False
 
     # ---- output -------------------------------------------------------------
     def line_of(s, fr, n):
@@ -256,6 +306,65 @@ class Analyzer:
     def where(s, fr, n):
         return "%s:%d" % (fr.mod.path, s.line_of(fr, n))
 
+    # ---- deny-lists ---------------------------------------------------------
+    # A string literal that only ever serves matching (a guard's deny-list: a
+    # collection tested with `in`, joined into a regex, compiled) is data, and the
+    # line rules' findings on it are dropped (python.go). Literals are labelled with
+    # taint like secrets; a label that reaches any call other than matching and text
+    # building (or an outside object) marks the literal used. The answer is given only
+    # when the whole plugin was followed and nothing reaches names dynamically.
+    def lit(s, fr, n, elts, used_ok=False):
+        lid = len(s.lits)
+        spans = [(e.lineno, e.col_offset, e.end_col_offset) for e in elts
+                 if getattr(e, "end_lineno", None) == e.lineno]  # one-line strings only
+        s.lits.append((fr.mod.path, spans))
+        if used_ok:
+            s.lit_matched.add(lid)
+            return EMPTY
+        return frozenset([("lit", lid, fr.mod.path, getattr(n, "lineno", 0), ())])
+
+    def matched(s, fr, t):
+        for lab in t:
+            if lab[0] == "lit":
+                s.lit_matched.add(lab[1])
+            elif lab[0] == "param":
+                fr.pmatch.add(lab[1])
+
+    def escape(s, fr, t):
+        for lab in t:
+            if lab[0] == "lit":
+                s.lit_used.add(lab[1])
+            elif lab[0] == "param":
+                fr.pesc.add(lab[1])
+
+    def matching_call(s, n, q):
+        if q in MATCH_CALLS or (q or "").startswith(("re.compile().", "logging.")):
+            return True
+        if isinstance(n.func, ast.Attribute):
+            m = n.func.attr
+            if m in MATCH_METHODS and (q is None or q.startswith("$.")):
+                return True
+            # buf.append(word): the label moves onto buf (taint_name), so it is followed.
+            if m in GROW_METHODS and isinstance(n.func.value, ast.Name) and (q is None or q.startswith("$.")):
+                return True
+        return False
+
+    def data_strings(s):
+        if s.dynamic or s.incomplete:
+            return []
+        by = {}
+        for lid, (path, spans) in enumerate(s.lits):
+            if lid in s.lit_used or lid not in s.lit_matched:
+                continue
+            for (ln, c0, c1) in spans:
+                by.setdefault((path, ln), set()).add((c0, c1))
+        out = []
+        for (path, ln), cols in sorted(by.items()):
+            lines = s.by_path[path].nl_lines
+            if lines is not None and 0 < ln <= len(lines):
+                out.append({"file": path, "line": ln, "text": lines[ln - 1], "cols": sorted(cols)})
+        return out
+
     # ---- modules ------------------------------------------------------------
     def add(s, path, src):
         name = path[:-3] if path.endswith(".py") else path
@@ -270,9 +379,14 @@ class Analyzer:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as e:
             ln = getattr(e, "lineno", 0) or 0
             msg = getattr(e, "msg", None) or e.__class__.__name__
+            s.incomplete = True
             s.notes.append({"id": "py_unparsed", "file": path, "line": ln, "desc": "file does not parse as Python (%s%s); it was judged by the line rules only" % (msg, " at line %d" % ln if ln else "")})
             return
         m = Mod(name, path, tree, lines)
+        # Lines as ast counts them (splitlines() also splits at \f, \x1c, U+2028...);
+        # a lone CR would make the Go side count differently: no data lines then.
+        m.nl_lines = None if "\r" in src.replace("\r\n", "") else [l.rstrip("\r") for l in src.split("\n")]
+        s.dynamic = s.dynamic or dynamic(tree)
         s.mods[name] = m
         s.by_path[path] = m
 
@@ -297,16 +411,23 @@ class Analyzer:
             try:
                 s.run_mod(m)
             except Limit:
+                s.incomplete = True
                 s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
                                 "desc": "analysis stopped at its work cap; the plugin is too large or too convoluted to follow fully"})
                 return
         # Functions nobody calls are entry points (tools, hooks, callbacks): analyse them too.
-        for m in list(s.mods.values()):
-            try:
+        try:
+            for m in list(s.mods.values()):
                 for v in list(m.g.values()):
                     s.summarise_all(v)
-            except Limit:
-                return
+            # Nested functions (closures handed to ctx.register_*) are entry points too.
+            i = 0
+            while i < len(FUNCS):
+                s.summary(FUNCS[i])
+                i += 1
+        except Limit:
+            s.incomplete = True
+            return
 
     def summarise_all(s, v):
         if v.fn is not None:
@@ -345,7 +466,8 @@ class Analyzer:
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for d in n.decorator_list:
                 s.ev(fr, d)
-            s.bind(fr, n.name, V(fn=Func(n, fr.mod, fr.local.get("__cls__").cls if fr.local and "__cls__" in fr.local else None)))
+            s.bind(fr, n.name, V(fn=Func(n, fr.mod, fr.local.get("__cls__").cls if fr.local and "__cls__" in fr.local else None,
+                                         fr.local if fr.fn is not None else None)))
         elif isinstance(n, ast.ClassDef):
             for b in n.bases:
                 s.ev(fr, b)
@@ -465,6 +587,8 @@ class Analyzer:
                 s.assign(fr, e, V(c=seq[i], t=v.t) if seq is not None else V(t=v.t))
         elif isinstance(t, ast.Attribute):
             base = s.ev(fr, t.value)
+            if base.q is not None:
+                s.escape(fr, v.t)  # into an outside module or object (os.environ, sys.x)
             if base.mod is not None:
                 base.mod.g[t.attr] = v
             elif base.inst is not None or base.cls is not None:
@@ -475,6 +599,8 @@ class Analyzer:
                 s.taint_name(fr, t.value.id, v.t)
         elif isinstance(t, ast.Subscript):
             s.ev(fr, t.slice)
+            if s.ev(fr, t.value).q is not None:
+                s.escape(fr, v.t)
             if isinstance(t.value, ast.Name) and v.t:
                 s.taint_name(fr, t.value.id, v.t)
             else:
@@ -505,7 +631,7 @@ class Analyzer:
     def step(s, t, what):
         out = set()
         for lab in t:
-            if lab[0] == "param":
+            if lab[0] in ("param", "lit"):
                 out.add(lab)
             else:
                 out.add(lab[:4] + ((lab[4] + (what,))[-6:],))
@@ -522,6 +648,7 @@ class Analyzer:
             if s.depth > MAXDEPTH:
                 if fr.mod.path not in s.capped:
                     s.capped.add(fr.mod.path)
+                    s.incomplete = True
                     s.notes.append({"id": "py_expression_cap", "file": fr.mod.path, "line": getattr(n, "lineno", 0),
                                     "desc": "an expression nested deeper than %d levels was not followed (a place to hide a payload from the analysis)" % MAXDEPTH})
                 return UNK
@@ -565,7 +692,19 @@ class Analyzer:
             c = NOC
             if len(vs) <= MAXSEQ and all(v.c is not NOC and not isinstance(v.c, tuple) and not v.part for v in vs):
                 c = tuple(v.c for v in vs)
-            return V(c=c, t=tj(*vs), dec=next((v.dec for v in vs if v.dec), None))
+            t = tj(*vs)
+            if n.elts and all(isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) for e in n.elts):
+                t = t | s.lit(fr, n, n.elts)
+            return V(c=c, t=t, dec=next((v.dec for v in vs if v.dec), None))
+        if isinstance(n, ast.Compare):
+            # A string compared with is data whatever the comparison: the result is a bool.
+            vs = [s.ev(fr, e) for e in [n.left] + n.comparators]
+            s.matched(fr, tj(*vs))
+            for e in [n.left] + n.comparators:
+                if isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)):
+                    s.lit(fr, n, [e], used_ok=True)
+            t = frozenset(l for l in tj(*vs) if l[0] != "lit")
+            return V(t=t) if t else UNK
         if isinstance(n, ast.Dict):
             vs = [s.ev(fr, k) for k in n.keys if k is not None] + [s.ev(fr, v) for v in n.values]
             t = tj(*vs)
@@ -588,7 +727,7 @@ class Analyzer:
         if isinstance(n, ast.Subscript):
             return s.subscript(fr, n)
         if isinstance(n, ast.Lambda):
-            return V(fn=Func(n, fr.mod))
+            return V(fn=Func(n, fr.mod, closure=fr.local if fr.fn is not None else None))
         if isinstance(n, (ast.Await, ast.Starred)):
             return s.ev(fr, n.value)
         if isinstance(n, ast.NamedExpr):
@@ -603,7 +742,7 @@ class Analyzer:
         it = s.ev(fr, g.iter)
         local = dict(fr.local) if fr.local is not None else {}
         cf = Frame(fr.mod, fr.fn, local, fr.depth, fr.line)
-        cf.psinks = fr.psinks
+        cf.psinks, cf.pesc, cf.pmatch = fr.psinks, fr.pesc, fr.pmatch
         elt = n.elt if not isinstance(n, ast.DictComp) else n.value
         seq = it.c
         if isinstance(seq, (str, bytes)) and not it.part:
@@ -611,7 +750,7 @@ class Analyzer:
         if len(n.generators) == 1 and isinstance(seq, tuple) and len(seq) <= MAXSEQ and isinstance(g.target, ast.Name):
             out, dec = [], it.dec
             for x in seq:
-                local[g.target.id] = V(c=x, dec=it.dec)
+                local[g.target.id] = V(c=x, dec=it.dec, t=it.t)
                 if any(not s.truthy(s.ev(cf, c)) for c in g.ifs):
                     continue
                 v = s.ev(cf, elt)
@@ -745,7 +884,15 @@ class Analyzer:
                     kw[k] = V(t=envt)
             if any(v.q == "os.environ" for v in kw.get("**", [])):
                 kw["**"] = [V(t=s.env_all(fr, n))]
+        if q in RE_FUNCS and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, (str, bytes)):
+            # A pattern literal: compiled, it travels with the object (.pattern gives it back).
+            args[0] = cp(args[0], t=args[0].t | s.lit(fr, n, [n.args[0]], used_ok=q != "re.compile"))
         allv = args + [v for k, v in kw.items() if k != "**"] + kw.get("**", [])
+        if f.fn is None and f.cls is None:
+            if s.matching_call(n, q):
+                s.matched(fr, tj(f.recv, *allv))
+            else:
+                s.escape(fr, tj(f.recv, *allv))
         # Our own code: apply the function's summary.
         if f.fn is not None:
             return s.apply(fr, n, f.fn, ([f.recv] if f.recv is not None and f.fn.cls is not None else []) + args, kw)
@@ -773,6 +920,7 @@ class Analyzer:
         return res
 
     def apply(s, fr, n, fn, args, kw):
+        busy = fn.busy
         ret, psinks = s.summary(fn)
         actual = {}
         for i, p in enumerate(fn.params):
@@ -780,6 +928,14 @@ class Analyzer:
                 actual[i] = args[i]
             elif p in kw:
                 actual[i] = kw[p]
+        # Deny-lists: a literal passed where the function lets it reach more than
+        # matching (or where that is not known yet: recursion, *args, **kw) is used.
+        extra = [v for v in args[len(fn.params):]] + [v for k, v in kw.items() if k not in fn.params]
+        for i, a in list(actual.items()) + [(-1, v) for v in extra]:
+            if busy or i < 0 or i in fn.pesc:
+                s.escape(fr, a.t)
+            elif i in fn.pmatch:
+                s.matched(fr, a.t)
         call_at = s.where(fr, n)
         for (i, sink) in psinks:
             a = actual.get(i)
@@ -800,6 +956,8 @@ class Analyzer:
                 a = actual.get(lab[1])
                 if a is not None:
                     t |= a.t
+            elif lab[0] == "lit":
+                t.add(lab)
             else:
                 t.add(lab[:4] + ((lab[4] + ("returned by %s() (%s)" % (fn.name, call_at),))[-6:],))
         return V(c=ret.c, q=ret.q, t=frozenset(t), dec=ret.dec, hid=ret.hid, fn=ret.fn, mod=ret.mod, cls=ret.cls,
@@ -817,7 +975,7 @@ class Analyzer:
         if key in s.specialised:
             return
         s.specialised.add(key)
-        local = {}
+        local = dict(fn.closure) if fn.closure else {}
         for i, p in enumerate(fn.params):
             local[p] = actual.get(i, UNK)
         if fn.cls is not None and fn.params and 0 not in actual:
@@ -834,7 +992,7 @@ class Analyzer:
         if fn.busy:
             return (None, [])
         fn.busy = True
-        local = {}
+        local = dict(fn.closure) if fn.closure else {}
         for i, p in enumerate(fn.params):
             local[p] = V(t=frozenset([("param", i)]))
         if fn.cls is not None and fn.params:
@@ -848,6 +1006,7 @@ class Analyzer:
         else:
             s.block(fr, fn.node.body)
         fn.summary = (fr.ret, fr.psinks)
+        fn.pesc, fn.pmatch = frozenset(fr.pesc), frozenset(fr.pmatch)
         fn.busy = False
         return fn.summary
 
@@ -1205,7 +1364,7 @@ class Analyzer:
                 except Exception:
                     return
                 sub = Frame(fr.mod, fr.fn, fr.local, fr.depth + 1, s.line_of(fr, n))
-                sub.psinks = fr.psinks
+                sub.psinks, sub.pesc, sub.pmatch = fr.psinks, fr.pesc, fr.pmatch
                 s.block(sub, tree.body)
 
     def cmd_exec(s, fr, n, qn, a0, kw):
@@ -1287,9 +1446,10 @@ def main():
     try:
         an.run()
     except (RecursionError, MemoryError) as e:
+        an.incomplete = True
         an.notes.append({"id": "py_analysis_incomplete", "file": "", "line": 0,
                          "desc": "analysis stopped (%s); the rest of the plugin was judged by the line rules" % e.__class__.__name__})
-    out = {"findings": an.findings, "strings": an.strings, "notes": an.notes}
+    out = {"findings": an.findings, "strings": an.strings, "notes": an.notes, "data": an.data_strings()}
     sys.stdout.write(json.dumps(out))
     sys.stdout.flush()
 

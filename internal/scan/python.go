@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Scanner v2, part 1 and 2: what the plugin's Python does, not only how it is spelled.
@@ -79,10 +80,20 @@ type pyString struct {
 	Kind string `json:"kind"` // decoded | exec | command
 }
 
+// pyData is a line whose string literals (byte columns [from, to) of Text, quotes
+// included) only ever serve matching: a guard's deny-list (pyscan.py "deny-lists").
+type pyData struct {
+	File string   `json:"file"`
+	Line int      `json:"line"`
+	Text string   `json:"text"`
+	Cols [][2]int `json:"cols"`
+}
+
 type pyOutput struct {
 	Findings []pyFinding `json:"findings"`
 	Strings  []pyString  `json:"strings"`
 	Notes    []pyFinding `json:"notes"`
+	Data     []pyData    `json:"data"`
 }
 
 const pyModule = "hermes_pyscan"
@@ -144,6 +155,8 @@ type pyRun struct {
 	mu      sync.Mutex
 	sent    int64
 	skipped []string
+	lossy   map[string]bool // files sent with invalid UTF-8 replaced (columns would not match)
+	data    []pyData
 	werr    error
 	startE  error
 }
@@ -208,6 +221,12 @@ func (r *pyRun) add(rel string, src []byte) {
 		return
 	}
 	r.sent += int64(len(src))
+	if !utf8.Valid(src) {
+		if r.lossy == nil {
+			r.lossy = map[string]bool{}
+		}
+		r.lossy[rel] = true
+	}
 	r.send(map[string]string{"path": rel, "src": strings.ToValidUTF8(string(src), "\uFFFD")})
 }
 
@@ -260,6 +279,13 @@ func (r *pyRun) finish(fsc *fileScanner) []Finding {
 		f := structFinding(n.ID, sev, "structural", n.File, strings.ReplaceAll(n.ID, "_", " "), n.Desc)
 		f.Line = n.Line
 		out = append(out, f)
+	}
+	if len(r.skipped) == 0 { // a file left out may be the one that runs the list
+		for _, d := range po.Data {
+			if !r.lossy[d.File] {
+				r.data = append(r.data, d)
+			}
+		}
 	}
 	for _, f := range po.Findings {
 		out = append(out, Finding{PatternID: f.ID, Severity: f.Sev, Category: f.Cat, File: f.File, Line: f.Line,
@@ -319,4 +345,51 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		l.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// dropDataOnly removes the line rules' findings whose every match on the line lies
+// inside string literals the Python analysis found to serve only matching (a
+// guard's deny-list, issue 18 part 4). Only critical and high ones, which would
+// block or ask: the medium and low notes stay as upstream reports them. Secrets
+// written into the code are kept whatever the list is for.
+func (s *scanner) dropDataOnly(data []pyData) {
+	if len(data) == 0 {
+		return
+	}
+	at := make(map[string]*pyData, len(data))
+	for i := range data {
+		at[data[i].File+"\x00"+strconv.Itoa(data[i].Line)] = &data[i]
+	}
+	rules := getRuleByID()
+	for k, fs := range s.perFile {
+		out := fs[:0]
+		for _, f := range fs {
+			d := at[f.File+"\x00"+strconv.Itoa(f.Line)]
+			if r := rules[f.PatternID]; d != nil && r != nil && (f.Severity == sevCritical || f.Severity == sevHigh) && f.Category != "credential_exposure" && insideCols(r.locator().FindAllStringIndex(d.Text, -1), d.Cols) {
+				continue
+			}
+			out = append(out, f)
+		}
+		s.perFile[k] = out
+	}
+}
+
+// insideCols: there is a hit and every hit lies inside one of the spans.
+func insideCols(hits [][]int, cols [][2]int) bool {
+	if len(hits) == 0 {
+		return false
+	}
+	for _, h := range hits {
+		in := false
+		for _, c := range cols {
+			if h[0] >= c[0] && h[1] <= c[1] {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
 }

@@ -384,6 +384,7 @@ func (s *scanner) pyFindings() []Finding {
 		return nil
 	}
 	got := s.py.finish(newFileScanner(s.opts))
+	s.dropDataOnly(s.py.data)
 	have := map[string]bool{}
 	exfil := map[string]*Finding{}
 	for _, fs := range s.perFile {
