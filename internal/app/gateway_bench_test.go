@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,9 +28,17 @@ func benchChats() int {
 
 const benchRounds = 5
 
+// Overhead runs: this many chats, each sending this many messages, one
+// message in flight at a time (no queueing behind other chats).
+const (
+	overheadChats  = 250
+	overheadRounds = 3
+)
+
 // workload sends one message from every chat, waits until all are answered,
-// five times over, and reports messages/s and the latency from a message's
-// arrival at the Bot API to its answer's sendMessage.
+// five times over, and reports messages/s and the queueing-inclusive latency:
+// from a message's arrival at the Bot API to its answer's sendMessage, with
+// the wait behind the round's other chats and the model call in it.
 func workload(b *testing.B, tg *telegramfake.Server, chats int) {
 	b.Helper()
 	sentAt := map[string]time.Time{} // "chat/round" → pushed
@@ -54,26 +63,91 @@ func workload(b *testing.B, tg *telegramfake.Server, chats int) {
 		}
 	}
 	elapsed := time.Since(start)
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(chats*benchRounds)/elapsed.Seconds(), "msgs/s")
-	if len(lat) > 0 {
-		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	reportPercentiles(b, lat, "queued")
+}
+
+// reportPercentiles reports the p50 and p99 of lat as <label>-p50-ms, -p99-ms.
+func reportPercentiles(b *testing.B, lat []time.Duration, label string) {
+	b.Helper()
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, label+"-p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, label+"-p99-ms")
+}
+
+// overhead sends overheadChats × overheadRounds messages one at a time, each
+// after the previous one was answered, and reports the overhead: from
+// the update's arrival at the bot (the getUpdates answer that carried it) to
+// its answer's sendMessage, minus the model's own time for that turn (what
+// the loopback model took to answer the requests it received meanwhile; nil
+// model: none, the floor). Nothing queues behind another chat here.
+func overhead(b *testing.B, tg *telegramfake.Server, model *llmtest.Server) {
+	b.Helper()
+	type span struct{ from, to time.Time }
+	var spans []span
+	base := len(tg.Calls("sendMessage"))
+	for round := range overheadRounds {
+		for c := 1; c <= overheadChats; c++ {
+			id := tg.PushText(telegramfake.Message{ChatID: int64(c), UserID: int64(c), Text: "message " + strconv.Itoa(round)})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			calls, err := tg.WaitCalls(ctx, "sendMessage", base+len(spans)+1)
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+			from, ok := tg.DeliveredAt(id)
+			if !ok {
+				b.Fatalf("update %d was answered but never delivered", id)
+			}
+			spans = append(spans, span{from, calls[len(calls)-1].At})
+		}
+	}
+	var reqs []llmtest.Request
+	if model != nil {
+		reqs = model.Requests()
+		slices.SortFunc(reqs, func(x, y llmtest.Request) int { return x.Received.Compare(y.Received) })
+	}
+	lat := make([]time.Duration, 0, len(spans))
+	var modelTime []time.Duration
+	for _, s := range spans {
+		var took time.Duration
+		for _, r := range reqs {
+			if !r.Received.Before(s.from) && r.Received.Before(s.to) {
+				took += r.Took
+			}
+		}
+		modelTime = append(modelTime, took)
+		lat = append(lat, s.to.Sub(s.from)-took)
+	}
+	reportPercentiles(b, lat, "overhead")
+	if model != nil {
+		reportPercentiles(b, modelTime, "model")
 	}
 }
 
-// BenchmarkGateway1000Chats is the figure: 1,000 chats × 5 messages
-// through the real gateway (Telegram adapter, runner, agent, state.db) with
-// the instant loopback model. Latency includes the model's loopback call.
-func BenchmarkGateway1000Chats(b *testing.B) {
-	chats := benchChats()
+func benchGateway(b *testing.B, chats, replies int) *gatewayRun {
+	b.Helper()
 	allow := make([]string, chats)
 	for i := range allow {
 		allow[i] = strconv.Itoa(i + 1)
 	}
+	g := startGateway(b, "display:\n  busy_input_mode: queue\n", "TELEGRAM_ALLOWED_USERS="+strings.Join(allow, ",")+"\n",
+		llmtest.Reply{Content: "ok", Repeat: replies})
+	g.model.Lean()
+	return g
+}
+
+// BenchmarkGateway1000Chats is the throughput figure: 1,000 chats × 5
+// messages through the real gateway (Telegram adapter, runner, agent,
+// state.db) with the instant loopback model, and the memory an idle
+// conversation holds.
+func BenchmarkGateway1000Chats(b *testing.B) {
+	chats := benchChats()
 	for range b.N {
-		g := startGateway(b, "display:\n  busy_input_mode: queue\n", "TELEGRAM_ALLOWED_USERS="+strings.Join(allow, ",")+"\n",
-			llmtest.Reply{Content: "ok", Repeat: chats * benchRounds})
+		g := benchGateway(b, chats, chats*benchRounds)
 		workload(b, g.tg, chats)
 		// What an idle conversation kept in memory costs: the heap freed when
 		// the engine drops every one it holds (the fakes' records stay).
@@ -97,24 +171,48 @@ func BenchmarkGateway1000Chats(b *testing.B) {
 	}
 }
 
+// BenchmarkGatewayOverhead is the latency figure: the gateway's own
+// time per message (update received → sendMessage, minus the model's time),
+// one message in flight, for new conversations (the first round) and
+// continued ones.
+func BenchmarkGatewayOverhead(b *testing.B) {
+	for range b.N {
+		g := benchGateway(b, overheadChats, overheadChats*overheadRounds)
+		overhead(b, g.tg, g.model)
+		g.stop(b)
+	}
+}
+
 // BenchmarkGatewayFloor is the floor the gateway is measured against: a
 // minimal loop that long-polls the same fake and answers each update with
 // one sendMessage.
 func BenchmarkGatewayFloor(b *testing.B) {
 	chats := benchChats()
 	for range b.N {
-		tg := telegramfake.Start("1:tok")
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			floorLoop(ctx, tg)
-		}()
-		workload(b, tg, chats)
-		cancel()
-		tg.Close()
-		<-done
+		floor(b, func(tg *telegramfake.Server) { workload(b, tg, chats) })
 	}
+}
+
+// BenchmarkGatewayFloorOverhead is the floor's figure of the overhead run.
+func BenchmarkGatewayFloorOverhead(b *testing.B) {
+	for range b.N {
+		floor(b, func(tg *telegramfake.Server) { overhead(b, tg, nil) })
+	}
+}
+
+func floor(b *testing.B, run func(*telegramfake.Server)) {
+	b.Helper()
+	tg := telegramfake.Start("1:tok")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		floorLoop(ctx, tg)
+	}()
+	run(tg)
+	cancel()
+	tg.Close()
+	<-done
 }
 
 func floorLoop(ctx context.Context, tg *telegramfake.Server) {
