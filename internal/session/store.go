@@ -4,7 +4,7 @@
 // SQLite through modernc.org/sqlite (pure Go: hermes builds with CGO_ENABLED=0), in
 // WAL mode with a busy timeout so several hermes processes can write their own
 // sessions at once. Every AppendMessage is its own committed transaction, so a crash
-// mid-turn loses nothing already said. The schema is versioned with PRAGMA
+// (or kill -9) mid-turn loses nothing already said. The schema is versioned with PRAGMA
 // user_version and migrated forward on Open.
 package session
 
@@ -134,8 +134,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
-	// FULL: a commit is on disk when AppendMessage returns, even across a power loss.
-	q.Set("_synchronous", "FULL")
+	// NORMAL: in WAL mode a commit is written to the WAL (the OS holds it) before
+	// AppendMessage returns, so it survives the process being killed; only a
+	// power loss or kernel crash can drop the last commits since a checkpoint
+	// (never corrupting the file). FULL's fsync per commit cost a gateway most
+	// of its throughput (docs/DESIGN.md, "Gateway performance").
+	q.Set("_synchronous", "NORMAL")
 	// Writers take the write lock when their transaction begins, so two processes
 	// never deadlock upgrading read locks (the busy timeout then just queues them).
 	q.Set("_txlock", "immediate")
