@@ -34,7 +34,7 @@ func (s *Store) BindKey(ctx context.Context, key, id, origin string) error {
 	if origin == "" {
 		origin = "{}"
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO session_keys (session_key, session_id, origin, updated_at) VALUES (?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO session_keys (session_key, session_id, origin, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(session_key) DO UPDATE SET session_id = excluded.session_id, origin = excluded.origin, updated_at = excluded.updated_at`,
 		key, id, origin, ms(s.now()))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
@@ -113,6 +114,12 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// wmu lets one of this process's writers at a time ask SQLite for the
+	// write lock. Without it, concurrent turns (a gateway runs 32) contend
+	// inside SQLite, whose busy handler sleeps (1, 2, 5 … 100 ms) instead of
+	// queueing: most of a busy gateway's latency. Other processes still meet
+	// the busy timeout.
+	wmu sync.Mutex
 }
 
 // Open opens (creating if needed) the store at path and migrates its schema.
@@ -352,7 +359,7 @@ func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	if sess.EndedAt != nil {
 		ended = ms(*sess.EndedAt)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
+	_, err = s.exec(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta))
 	if err != nil {
 		return "", s.wrap("creating a session", err)
@@ -445,7 +452,16 @@ func (s *Store) RecordToolCall(ctx context.Context, id string, tc ToolCall) erro
 	return s.wrap("recording a tool call", err)
 }
 
+// exec runs one writing statement (its own transaction).
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.db.ExecContext(ctx, query, args...)
+}
+
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -519,7 +535,7 @@ func (s *Store) SetMetadata(ctx context.Context, id string, kv map[string]any) e
 }
 
 func (s *Store) update(ctx context.Context, id, what, query string, args ...any) error {
-	res, err := s.db.ExecContext(ctx, query, args...)
+	res, err := s.exec(ctx, query, args...)
 	if err != nil {
 		return s.wrap(what, err)
 	}
