@@ -45,7 +45,7 @@ func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
 	now := ms(s.now())
 	return s.wrap("marking deliveries", s.tx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, now, id); err != nil {
+			if _, err := s.txExec(ctx, tx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, now, id); err != nil {
 				return err
 			}
 		}

@@ -46,7 +46,7 @@ func (s *Store) BindKey(ctx context.Context, key, id, origin string) error {
 // LookupKey returns the session key routes to; ErrNotFound (wrapped) when none.
 func (s *Store) LookupKey(ctx context.Context, key string) (KeyEntry, error) {
 	e := KeyEntry{Key: key}
-	err := s.db.QueryRowContext(ctx, `SELECT session_id, origin FROM session_keys WHERE session_key = ?`, key).Scan(&e.SessionID, &e.Origin)
+	err := s.queryRow(ctx, `SELECT session_id, origin FROM session_keys WHERE session_key = ?`, key).Scan(&e.SessionID, &e.Origin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, fmt.Errorf("%w for key %q", ErrNotFound, key)
 	}

@@ -119,7 +119,8 @@ type Store struct {
 	// inside SQLite, whose busy handler sleeps (1, 2, 5 … 100 ms) instead of
 	// queueing: most of a busy gateway's latency. Other processes still meet
 	// the busy timeout.
-	wmu sync.Mutex
+	wmu   sync.Mutex
+	stmts sync.Map // query → *sql.Stmt (stmts.go)
 }
 
 // Open opens (creating if needed) the store at path and migrates its schema.
@@ -205,7 +206,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Now() time.Time { return s.now() }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 // migrations are applied in order; migration i brings user_version from i to i+1.
 // Never edit one that has shipped: add a new one.
@@ -393,17 +397,17 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (in
 	var seq int
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound(id)
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
+		if err := s.txQueryRow(ctx, tx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
+		_, err = s.txExec(ctx, tx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, m.Role, m.Content, m.Name, m.ToolCallID, calls, now)
 		return err
 	})
@@ -454,9 +458,13 @@ func (s *Store) RecordToolCall(ctx context.Context, id string, tc ToolCall) erro
 
 // exec runs one writing statement (its own transaction).
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.prep(ctx, query)
+	if err != nil {
+		return nil, err
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.db.ExecContext(ctx, query, args...)
+	return st.ExecContext(ctx, args...)
 }
 
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
