@@ -77,7 +77,7 @@ func New(cfg Config) (Client, error) {
 	}
 	c := &client{cfg: cfg, endpoint: endpoint, http: cfg.HTTPClient, sleep: cfg.Sleep, timeoutKey: timeoutKey}
 	if c.http == nil {
-		c.http = &http.Client{}
+		c.http = &http.Client{Transport: pooledTransport()}
 	}
 	if c.sleep == nil {
 		c.sleep = sleepCtx
@@ -388,4 +388,14 @@ func defaultFinish(m Message) string {
 		return "tool_calls"
 	}
 	return "stop"
+}
+
+// pooledTransport is the default transport keeping more idle connections per
+// host: the default's two meant that of a gateway's concurrent turns (32),
+// all but two dialled the model again, TLS handshake included, per request.
+func pooledTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	return t
 }

@@ -103,7 +103,13 @@ func New(o Options) (*Adapter, error) {
 	}
 	client := o.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: o.PollTimeout + 30*time.Second}
+		// More idle connections than the default two per host: every turn
+		// running at once sends (typing, the answer) to the same Bot API host,
+		// and without them all but two dialled it again, TLS and all.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = 256
+		t.MaxIdleConnsPerHost = 64
+		client = &http.Client{Timeout: o.PollTimeout + 30*time.Second, Transport: t}
 	}
 	b, err := bot.New(o.Token, bot.WithServerURL(o.BaseURL), bot.WithSkipGetMe(), bot.WithHTTPClient(o.PollTimeout, client),
 		bot.WithErrorsHandler(func(error) {}))

@@ -282,7 +282,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		Tools    []llm.ToolSpec `json:"tools"`
 		Stream   bool           `json:"stream"`
 	}
-	parseErr := json.Unmarshal(body, &parsed)
+	var parseErr error
+	if lean { // the tools are neither kept nor checked
+		var head struct {
+			Model    string        `json:"model"`
+			Messages []llm.Message `json:"messages"`
+			Stream   bool          `json:"stream"`
+		}
+		parseErr = json.Unmarshal(body, &head)
+		parsed.Model, parsed.Messages, parsed.Stream = head.Model, head.Messages, head.Stream
+	} else {
+		parseErr = json.Unmarshal(body, &parsed)
+	}
 	if !lean {
 		_ = json.Unmarshal(body, &rec.Fields)
 	}
