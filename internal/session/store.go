@@ -162,6 +162,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, unreadable(path, err)
 		}
 		db.SetMaxOpenConns(4)
+		// As many kept idle as may be open: a connection closed after use was
+		// opened again (the pragmas applied anew) and lost its prepared
+		// statements.
+		db.SetMaxIdleConns(4)
 		s := &Store{db: db, path: path, now: clock.Now}
 		err = s.migrate(ctx)
 		if err == nil {
