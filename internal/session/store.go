@@ -114,13 +114,8 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
-	// wmu lets one of this process's writers at a time ask SQLite for the
-	// write lock. Without it, concurrent turns (a gateway runs 32) contend
-	// inside SQLite, whose busy handler sleeps (1, 2, 5 … 100 ms) instead of
-	// queueing: most of a busy gateway's latency. Other processes still meet
-	// the busy timeout.
-	wmu   sync.Mutex
-	stmts sync.Map // query → *sql.Stmt (stmts.go)
+	group commitGroup // this process's writers, committed together (groupcommit.go)
+	stmts sync.Map    // query → *sql.Stmt (stmts.go)
 }
 
 // Open opens (creating if needed) the store at path and migrates its schema.
@@ -458,31 +453,6 @@ func (s *Store) RecordToolCall(ctx context.Context, id string, tc ToolCall) erro
 		return err
 	})
 	return s.wrap("recording a tool call", err)
-}
-
-// exec runs one writing statement (its own transaction).
-func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := s.prep(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return st.ExecContext(ctx, args...)
-}
-
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // Delete removes session id with its messages and tool calls.
