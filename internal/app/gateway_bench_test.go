@@ -3,14 +3,18 @@ package app
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,4 +255,132 @@ func floorLoop(ctx context.Context, tg *telegramfake.Server) {
 			post("sendMessage", map[string]any{"chat_id": u.Message.Chat.ID, "text": "ok"})
 		}
 	}
+}
+
+// BenchmarkGatewayTrueFloor is the least any gateway must do per message,
+// against the same fakes: long-poll the Bot API, store the message durably
+// (one SQLite insert, its own commit, WAL with synchronous=NORMAL as
+// state.db), ask the model (the same loopback model, the message alone), send
+// the answer; 32 messages at once, as the gateway's default
+// max_concurrent_sessions. No history, no tools, no hooks, no ledger.
+func BenchmarkGatewayTrueFloor(b *testing.B) {
+	chats := benchChats()
+	for range b.N {
+		trueFloor(b, chats*benchRounds, func(tg *telegramfake.Server) { workload(b, tg, chats) })
+	}
+}
+
+// BenchmarkGatewayTrueFloorOverhead is the true floor's figure of the
+// overhead run.
+func BenchmarkGatewayTrueFloorOverhead(b *testing.B) {
+	for range b.N {
+		var model *llmtest.Server
+		trueFloor(b, overheadChats*overheadRounds, func(tg *telegramfake.Server) { overhead(b, tg, model) }, &model)
+	}
+}
+
+func trueFloor(b *testing.B, replies int, run func(*telegramfake.Server), expose ...**llmtest.Server) {
+	b.Helper()
+	tg := telegramfake.Start("1:tok")
+	model := llmtest.NewServer(b)
+	model.Lean()
+	model.Enqueue(llmtest.Reply{Content: "ok", Repeat: replies})
+	for _, p := range expose {
+		*p = model
+	}
+	db, err := sql.Open("sqlite", filepath.Join(b.TempDir(), "floor.db")+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one writer: queued in Go, never in SQLite's busy handler
+	if _, err := db.Exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, chat INTEGER NOT NULL, text TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	insert, err := db.Prepare(`INSERT INTO messages (chat, text) VALUES (?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer insert.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	type update struct {
+		chat int64
+		text string
+	}
+	work := make(chan update)
+	done := make(chan struct{})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	post := func(url string, body any, out any) {
+		raw, _ := json.Marshal(body)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		if out != nil {
+			_ = json.NewDecoder(resp.Body).Decode(out)
+		} else {
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}
+	}
+	var workers sync.WaitGroup
+	for range 32 {
+		workers.Go(func() {
+			for u := range work {
+				if _, err := insert.ExecContext(ctx, u.chat, u.text); err != nil {
+					continue
+				}
+				var ans struct {
+					Choices []struct {
+						Message struct {
+							Content string `json:"content"`
+						} `json:"message"`
+					} `json:"choices"`
+				}
+				post(model.URL+"/chat/completions", map[string]any{"model": "fake",
+					"messages": []map[string]string{{"role": "user", "content": u.text}}}, &ans)
+				if len(ans.Choices) == 0 {
+					continue
+				}
+				post(tg.URL+"/bot"+tg.Token+"/sendMessage", map[string]any{"chat_id": u.chat, "text": ans.Choices[0].Message.Content}, nil)
+			}
+		})
+	}
+	go func() {
+		defer close(done)
+		defer close(work)
+		offset := int64(0)
+		for ctx.Err() == nil {
+			var ans struct {
+				Result []struct {
+					ID      int64 `json:"update_id"`
+					Message struct {
+						Text string `json:"text"`
+						Chat struct {
+							ID int64 `json:"id"`
+						} `json:"chat"`
+					} `json:"message"`
+				} `json:"result"`
+			}
+			post(tg.URL+"/bot"+tg.Token+"/getUpdates", map[string]any{"offset": offset, "timeout": 10}, &ans)
+			for _, u := range ans.Result {
+				offset = u.ID + 1
+				select {
+				case work <- update{u.Message.Chat.ID, u.Message.Text}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	run(tg)
+	cancel()
+	tg.Close()
+	<-done
+	workers.Wait()
 }
