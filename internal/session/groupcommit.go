@@ -3,15 +3,14 @@ package session
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"sync"
 )
 
 // Group commit. Every write of this process goes through tx, which hands it
 // to whichever writer is committing: that one runs all the writes waiting
-// at that moment in one SQLite transaction, each inside its own savepoint
-// (a write that fails is rolled back alone), commits once, and only then do
-// their callers return. Durability is unchanged (nothing returns before its
+// at that moment in one SQLite transaction (a write that fails is rolled
+// back alone: see commit), commits once, and only then do their callers
+// return. Durability is unchanged (nothing returns before its
 // commit); a gateway's concurrent turns share one commit instead of taking
 // SQLite's write lock one after the other. Only one goroutine of the process
 // asks SQLite for the lock at a time, so they never meet its busy handler,
@@ -72,62 +71,58 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 }
 
 // commit runs batch in one transaction and tells every member its outcome.
+// Should any write fail, that transaction is rolled back and each write runs
+// again in its own, so one failure touches no other write. (Not savepoints:
+// FTS5 flushes its index at each one, which cost more than the batching
+// saved.) A write is only statements on its transaction, so running it again
+// is safe.
 func (s *Store) commit(batch []*txReq) {
-	errs := make([]error, len(batch))
-	finish := func(commitErr error) {
-		for i, r := range batch {
-			if errs[i] == nil {
-				errs[i] = commitErr
-			}
-			r.ch <- txResult{err: errs[i]}
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.ch <- txResult{err: err}
+			continue
 		}
+		live = append(live, r)
 	}
+	if len(live) > 1 && s.runTogether(live) == nil {
+		for _, r := range live {
+			r.ch <- txResult{}
+		}
+		return
+	}
+	for _, r := range live {
+		r.ch <- txResult{err: s.runAlone(r)}
+	}
+}
+
+// runTogether runs every write of batch in one transaction; on any failure
+// nothing of it is committed.
+func (s *Store) runTogether(batch []*txReq) error {
 	// The transaction is everyone's: no one caller's context may end it.
 	tx, err := s.db.BeginTx(context.Background(), nil)
 	if err != nil {
-		finish(err)
-		return
+		return err
 	}
-	ok := 0
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			errs[i] = err
-			continue
-		}
-		if len(batch) == 1 {
-			errs[i] = r.fn(tx)
-			break
-		}
-		if _, err := tx.ExecContext(context.Background(), "SAVEPOINT write"); err != nil {
+	for _, r := range batch {
+		if err := r.fn(tx); err != nil {
 			tx.Rollback()
-			finish(err)
-			return
-		}
-		if errs[i] = r.fn(tx); errs[i] != nil {
-			if _, err := tx.ExecContext(context.Background(), "ROLLBACK TO write"); err != nil {
-				tx.Rollback()
-				finish(fmt.Errorf("%w (and rolling the write back: %w)", errs[i], err))
-				return
-			}
-		}
-		if _, err := tx.ExecContext(context.Background(), "RELEASE write"); err != nil {
-			tx.Rollback()
-			finish(err)
-			return
-		}
-		if errs[i] == nil {
-			ok++
+			return err
 		}
 	}
-	if len(batch) == 1 && errs[0] == nil {
-		ok = 1
+	return tx.Commit()
+}
+
+func (s *Store) runAlone(r *txReq) error {
+	tx, err := s.db.BeginTx(r.ctx, nil)
+	if err != nil {
+		return err
 	}
-	if ok == 0 { // every write failed: each has its own error
+	if err := r.fn(tx); err != nil {
 		tx.Rollback()
-		finish(nil)
-		return
+		return err
 	}
-	finish(tx.Commit())
+	return tx.Commit()
 }
 
 // exec runs one writing statement.

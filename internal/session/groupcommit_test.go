@@ -30,9 +30,10 @@ func waitGroup(t *testing.T, g *commitGroup, cond func() bool) {
 	}
 }
 
-// Writes that queue behind a commit are committed together, each in its own
-// savepoint: the ones that fail (a missing session, a cancelled caller) are
-// rolled back alone, the others all land, in order, with distinct seqs.
+// Writes that queue behind a commit are committed together; the ones that
+// fail (a missing session, a cancelled caller, a write that changes its mind
+// after writing) are rolled back alone, the others all land, with distinct
+// seqs.
 func TestGroupCommitIsolatesFailures(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), FileName))
