@@ -192,8 +192,14 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 		msgs = []Message{}
 	}
 	m["messages"] = msgs
-	if len(req.Tools) > 0 {
+	// Tools encoded once (ToolSpec.Encoded, as the agent offers them) are
+	// spliced in as they are: through encoding/json their kilobytes of
+	// schema were scanned and compacted again for every request.
+	tools, spliced := encodedTools(req.Tools)
+	if len(req.Tools) > 0 && !spliced {
 		m["tools"] = req.Tools
+	} else if spliced {
+		delete(m, "tools") // an Extra of that name never overrides
 	}
 	if req.Temperature != nil {
 		m["temperature"] = *req.Temperature
@@ -215,7 +221,34 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: encode request: %w", err)
 	}
+	if spliced { // b is an object with at least "model": add the field before its end
+		b = append(append(append(b[:len(b)-1], `,"tools":`...), tools...), '}')
+	}
 	return b, nil
+}
+
+// encodedTools joins the wire forms of tools into a JSON array when every
+// one has it made (ToolSpec.Encoded); ok is false otherwise.
+func encodedTools(tools []ToolSpec) (raw []byte, ok bool) {
+	if len(tools) == 0 {
+		return nil, false
+	}
+	n := 2
+	for _, t := range tools {
+		if t.encoded == nil {
+			return nil, false
+		}
+		n += len(t.encoded) + 1
+	}
+	raw = make([]byte, 0, n)
+	raw = append(raw, '[')
+	for i, t := range tools {
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = append(raw, t.encoded...)
+	}
+	return append(raw, ']'), true
 }
 
 func (c *client) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
