@@ -212,8 +212,9 @@ func (s *Server) RecordTo(w io.Writer) {
 }
 
 // Lean keeps of each request only its path, model and timing, not its
-// headers, body, messages or generic decoding: a benchmark's thousands of requests
-// then cost the fake (which shares the cores with what is measured) little.
+// headers, body, messages or generic decoding, and does not decode (or check)
+// the messages and tools: a real model server does that on its own machine;
+// this one shares the benchmark's cores with what is measured.
 func (s *Server) Lean() {
 	s.mu.Lock()
 	s.lean = true
@@ -283,14 +284,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		Stream   bool           `json:"stream"`
 	}
 	var parseErr error
-	if lean { // the tools are neither kept nor checked
+	if lean { // neither kept nor checked: the messages and tools are not decoded
 		var head struct {
-			Model    string        `json:"model"`
-			Messages []llm.Message `json:"messages"`
-			Stream   bool          `json:"stream"`
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
 		}
 		parseErr = json.Unmarshal(body, &head)
-		parsed.Model, parsed.Messages, parsed.Stream = head.Model, head.Messages, head.Stream
+		parsed.Model, parsed.Stream = head.Model, head.Stream
 	} else {
 		parseErr = json.Unmarshal(body, &parsed)
 	}
