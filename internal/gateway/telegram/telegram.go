@@ -397,7 +397,8 @@ type inlineButton struct {
 
 func (a *Adapter) sendPiece(ctx context.Context, p *bot.SendMessageParams, plain string) (*models.Message, error) {
 	for attempt := 0; ; attempt++ {
-		m, err := a.bot.SendMessage(ctx, p)
+		m := &models.Message{}
+		err := a.call(ctx, "sendMessage", p, m)
 		var tooMany *bot.TooManyRequestsError
 		switch {
 		case err == nil:
@@ -448,7 +449,7 @@ func (a *Adapter) Typing(ctx context.Context, chatID, threadID string) error {
 		return fmt.Errorf("telegram: chat id %q is not a number", chatID)
 	}
 	thread, _ := strconv.Atoi(threadID)
-	_, err = a.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chat, MessageThreadID: thread, Action: models.ChatActionTyping})
+	err = a.call(ctx, "sendChatAction", &bot.SendChatActionParams{ChatID: chat, MessageThreadID: thread, Action: models.ChatActionTyping}, nil)
 	if err != nil {
 		return fmt.Errorf("telegram: sendChatAction: %s", redactToken(err.Error(), a.o.Token))
 	}
