@@ -111,9 +111,9 @@ type Hit struct {
 
 // Store is an open state.db. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db    *sql.DB
+	path  string
+	now   func() time.Time
 	group commitGroup // this process's writers, committed together (groupcommit.go)
 	stmts sync.Map    // query → *sql.Stmt (stmts.go)
 }
