@@ -129,3 +129,36 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 		}
 	}
 }
+
+// A generated session id that another session already has is drawn again
+// (24 random bits per second: a busy gateway draws the same one).
+func TestNewSessionDrawsAgainOnAClash(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2026, 12, 3, 5, 0, 0, 0, time.UTC)
+	s.SetClock(func() time.Time { return at })
+	// 15,000 sessions in one second: without drawing again, two would share
+	// an id with a probability of 99.9%.
+	taken := map[string]bool{}
+	for range 15000 {
+		id, err := s.NewSession(ctx, Session{})
+		if err != nil {
+			t.Fatalf("after %d sessions in one second: %v", len(taken), err)
+		}
+		if taken[id] {
+			t.Fatalf("id %s given twice", id)
+		}
+		taken[id] = true
+	}
+	// An id the caller chose is never replaced.
+	if _, err := s.NewSession(ctx, Session{ID: "fixed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.NewSession(ctx, Session{ID: "fixed"}); err == nil {
+		t.Error("a chosen id that exists was accepted (or replaced)")
+	}
+}

@@ -178,6 +178,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 }
 
+// sqlitePrimaryKey is SQLITE_CONSTRAINT_PRIMARYKEY.
+const sqlitePrimaryKey = 1555
+
+func isPrimaryKeyClash(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlitePrimaryKey
+}
+
 // sqliteBusy is SQLITE_BUSY, the primary result code.
 const sqliteBusy = 5
 
@@ -345,7 +353,8 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 // times are now.
 func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	now := s.now()
-	if sess.ID == "" {
+	generated := sess.ID == ""
+	if generated {
 		sess.ID = NewID(now)
 	}
 	if sess.CreatedAt.IsZero() {
@@ -362,8 +371,17 @@ func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	if sess.EndedAt != nil {
 		ended = ms(*sess.EndedAt)
 	}
-	_, err = s.exec(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta))
+	for attempt := 0; ; attempt++ {
+		_, err = s.exec(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta))
+		// A generated id has 24 random bits per second: a gateway that opens a
+		// thousand conversations in one second draws the same one about once
+		// in thirty. Draw again.
+		if !generated || attempt == 4 || !isPrimaryKeyClash(err) {
+			break
+		}
+		sess.ID = NewID(now)
+	}
 	if err != nil {
 		return "", s.wrap("creating a session", err)
 	}
