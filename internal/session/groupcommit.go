@@ -29,6 +29,10 @@ type commitGroup struct {
 type txReq struct {
 	ctx context.Context
 	fn  func(*sql.Tx) error
+	// appends marks a write that only adds messages (AppendMessage): it runs
+	// after the others of its commit, whose messages are then indexed at once
+	// (indexing.go).
+	appends bool
 	// ch carries either leadership (lead) or the write's outcome; it is
 	// buffered, so the leader never waits for a member.
 	ch chan txResult
@@ -42,8 +46,17 @@ type txResult struct {
 // tx runs fn in a transaction: committed when tx returns nil, rolled back
 // (fn's part of it) when fn fails.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.write(&txReq{ctx: ctx, fn: fn})
+}
+
+// appendTx is tx for a write that only adds messages.
+func (s *Store) appendTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.write(&txReq{ctx: ctx, fn: fn, appends: true})
+}
+
+func (s *Store) write(r *txReq) error {
 	g := &s.group
-	r := &txReq{ctx: ctx, fn: fn, ch: make(chan txResult, 1)}
+	r.ch = make(chan txResult, 1)
 	g.mu.Lock()
 	g.queue = append(g.queue, r)
 	lead := !g.leading
@@ -77,13 +90,21 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 // saved.) A write is only statements on its transaction, so running it again
 // is safe.
 func (s *Store) commit(batch []*txReq) {
+	// The writes that only add messages go last (writes waiting together
+	// come from different callers, so no order among them is promised), so
+	// that the others never see a message not yet indexed.
 	live := batch[:0:0]
-	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.ch <- txResult{err: err}
-			continue
+	for pass := range 2 {
+		for _, r := range batch {
+			if r.appends != (pass == 1) {
+				continue
+			}
+			if err := r.ctx.Err(); err != nil {
+				r.ch <- txResult{err: err}
+				continue
+			}
+			live = append(live, r)
 		}
-		live = append(live, r)
 	}
 	if len(live) > 1 && s.runTogether(live) == nil {
 		for _, r := range live {
@@ -104,11 +125,20 @@ func (s *Store) runTogether(batch []*txReq) error {
 	if err != nil {
 		return err
 	}
+	from, err := s.indexMark(context.Background(), tx)
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
 	for _, r := range batch {
 		if err := r.fn(tx); err != nil {
 			tx.Rollback()
 			return err
 		}
+	}
+	if err := s.index(context.Background(), tx, from); err != nil {
+		tx.Rollback()
+		return err
 	}
 	return tx.Commit()
 }
@@ -118,7 +148,14 @@ func (s *Store) runAlone(r *txReq) error {
 	if err != nil {
 		return err
 	}
-	if err := r.fn(tx); err != nil {
+	from, err := s.indexMark(r.ctx, tx)
+	if err == nil {
+		err = r.fn(tx)
+	}
+	if err == nil {
+		err = s.index(r.ctx, tx, from)
+	}
+	if err != nil {
 		tx.Rollback()
 		return err
 	}

@@ -162,3 +162,123 @@ func TestNewSessionDrawsAgainOnAClash(t *testing.T) {
 		t.Error("a chosen id that exists was accepted (or replaced)")
 	}
 }
+
+// holdCommits makes the next writes queue behind a commit that waits for
+// release, so they are committed together.
+func holdCommits(t *testing.T, s *Store) (release func()) {
+	t.Helper()
+	block, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- s.tx(context.Background(), func(*sql.Tx) error { <-block; return nil }) }()
+	waitGroup(t, &s.group, func() bool { return s.group.leading })
+	return func() {
+		close(block)
+		if err := <-done; err != nil {
+			t.Errorf("the holding write: %v", err)
+		}
+	}
+}
+
+func ftsIntegrity(t *testing.T, s *Store) {
+	t.Helper()
+	if _, err := s.db.Exec(`INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Fatalf("the search index does not match the messages: %v", err)
+	}
+}
+
+// Messages committed together are all indexed for search, and a deletion in
+// the same commit as new messages of the same session leaves the index
+// matching the messages (its trigger never meets a message not yet indexed).
+func TestIndexingInAGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	keep, _ := s.NewSession(ctx, Session{})
+	doomed, _ := s.NewSession(ctx, Session{})
+	if _, err := s.AppendMessage(ctx, doomed, llm.Message{Role: "user", Content: "zebra before"}); err != nil {
+		t.Fatal(err)
+	}
+
+	release := holdCommits(t, s)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			id := keep
+			if i%2 == 1 {
+				id = doomed
+			}
+			if _, err := s.AppendMessage(ctx, id, llm.Message{Role: "user", Content: "giraffe and zebra"}); err != nil && !errors.Is(err, ErrNotFound) {
+				t.Error(err)
+			}
+		})
+	}
+	// The deletion queues after the new messages, as it would to run on them.
+	waitGroup(t, &s.group, func() bool { return len(s.group.queue) == 8 })
+	wg.Go(func() {
+		if err := s.Delete(ctx, doomed); err != nil {
+			t.Error(err)
+		}
+	})
+	waitGroup(t, &s.group, func() bool { return len(s.group.queue) == 9 })
+	release()
+	wg.Wait()
+
+	ftsIntegrity(t, s)
+	hits, err := s.Search(ctx, "giraffe", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := s.Messages(ctx, keep)
+	if len(hits) != 4 || len(msgs) != 4 {
+		t.Errorf("%d hits, %d messages kept; want 4 and 4 (the doomed session's gone): %+v", len(hits), len(msgs), hits)
+	}
+	if _, err := s.Get(ctx, doomed); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the deleted session: %v", err)
+	}
+	for _, h := range hits {
+		if h.SessionID != keep {
+			t.Errorf("a hit in the deleted session: %+v", h)
+		}
+	}
+}
+
+// A store from before (a trigger indexing each message) is migrated: what it
+// had indexed is still found, and so is what is said after.
+func TestIndexingMigratesFromTheTrigger(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range 2 {
+		if _, err := db.Exec(migrations[v]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 2;
+		INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', 0, 0);
+		INSERT INTO messages (session_id, seq, role, content, created_at) VALUES ('old', 1, 'user', 'walrus from before', 0);`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.AppendMessage(ctx, "old", llm.Message{Role: "assistant", Content: "walrus after"}); err != nil {
+		t.Fatal(err)
+	}
+	ftsIntegrity(t, s)
+	hits, err := s.Search(ctx, "walrus", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("%d hits for what was said before and after the migration, want 2: %+v", len(hits), hits)
+	}
+}

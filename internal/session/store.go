@@ -289,6 +289,10 @@ var migrations = []string{
 		sent_at     INTEGER
 	);
 	CREATE INDEX deliveries_unsent ON deliveries(sent_at, created_at);`,
+	// 3: new messages are indexed for search by the store, once per commit
+	// (indexing.go), not by a trigger per row: FTS5 flushed its index at every
+	// statement of a transaction, a segment per message.
+	`DROP TRIGGER IF EXISTS messages_fts_insert;`,
 }
 
 // SchemaVersion is the schema this code writes.
@@ -412,7 +416,7 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (in
 		calls = string(b)
 	}
 	var seq int
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.appendTx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
 		res, err := s.txExec(ctx, tx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
 		if err != nil {
