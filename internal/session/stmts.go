@@ -20,7 +20,7 @@ func (s *Store) prep(ctx context.Context, query string) (*sql.Stmt, error) {
 		return nil, err
 	}
 	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
-		st.Close()
+		_ = st.Close()
 		return prev.(*sql.Stmt), nil
 	}
 	return st, nil
@@ -65,7 +65,7 @@ func (s *Store) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args .
 // closeStmts closes the cached statements (before the database).
 func (s *Store) closeStmts() {
 	s.stmts.Range(func(k, v any) bool {
-		v.(*sql.Stmt).Close()
+		_ = v.(*sql.Stmt).Close()
 		s.stmts.Delete(k)
 		return true
 	})

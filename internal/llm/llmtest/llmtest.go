@@ -33,6 +33,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -268,7 +269,7 @@ func (s *Server) LastRequest(t testing.TB) Request {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	received := time.Now()
+	received := clock.Now()
 	s.mu.Lock()
 	lean := s.lean
 	s.mu.Unlock()
@@ -307,7 +308,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, rec)
 	defer func() {
 		s.mu.Lock()
-		s.requests[at].Took = time.Since(received)
+		s.requests[at].Took = clock.Now().Sub(received)
 		s.mu.Unlock()
 	}()
 	if s.record != nil {
