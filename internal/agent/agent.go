@@ -288,11 +288,13 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 			text := a.transformOutput(ctx, s, msg.Content)
 			msg.Content = text
 			a.add(ctx, s, t, msg)
-			a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
-				"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
-				"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
-				"model": a.o.Model, "platform": a.o.Platform,
-			})
+			if a.has(hooks.HookPostLLMCall) { // the history as maps only for a listener
+				a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
+					"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
+					"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
+					"model": a.o.Model, "platform": a.o.Platform,
+				})
+			}
 			return text, nil
 		}
 		a.add(ctx, s, t, msg)

@@ -195,7 +195,7 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 	// Tools encoded once (ToolSpec.Encoded, as the agent offers them) are
 	// spliced in as they are: through encoding/json their kilobytes of
 	// schema were scanned and compacted again for every request.
-	tools, spliced := encodedTools(req.Tools)
+	spliced := allEncoded(req.Tools)
 	if len(req.Tools) > 0 && !spliced {
 		m["tools"] = req.Tools
 	} else if spliced {
@@ -222,33 +222,32 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 		return nil, fmt.Errorf("llm: encode request: %w", err)
 	}
 	if spliced { // b is an object with at least "model": add the field before its end
-		b = append(append(append(b[:len(b)-1], `,"tools":`...), tools...), '}')
+		n := len(b) + len(`,"tools":[]}`)
+		for _, t := range req.Tools {
+			n += len(t.encoded) + 1
+		}
+		out := make([]byte, 0, n)
+		out = append(append(out, b[:len(b)-1]...), `,"tools":[`...)
+		for i, t := range req.Tools {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, t.encoded...)
+		}
+		b = append(out, "]}"...)
 	}
 	return b, nil
 }
 
-// encodedTools joins the wire forms of tools into a JSON array when every
-// one has it made (ToolSpec.Encoded); ok is false otherwise.
-func encodedTools(tools []ToolSpec) (raw []byte, ok bool) {
-	if len(tools) == 0 {
-		return nil, false
-	}
-	n := 2
+// allEncoded reports whether there are tools and every one has its wire form
+// made (ToolSpec.Encoded).
+func allEncoded(tools []ToolSpec) bool {
 	for _, t := range tools {
 		if t.encoded == nil {
-			return nil, false
+			return false
 		}
-		n += len(t.encoded) + 1
 	}
-	raw = make([]byte, 0, n)
-	raw = append(raw, '[')
-	for i, t := range tools {
-		if i > 0 {
-			raw = append(raw, ',')
-		}
-		raw = append(raw, t.encoded...)
-	}
-	return append(raw, ']'), true
+	return len(tools) > 0
 }
 
 func (c *client) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
