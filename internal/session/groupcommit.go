@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -131,7 +132,7 @@ func (s *Store) runTogether(batch []*txReq) error {
 		return err
 	}
 	for _, r := range batch {
-		if err := r.fn(tx); err != nil {
+		if err := r.run(tx); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -150,7 +151,7 @@ func (s *Store) runAlone(r *txReq) error {
 	}
 	from, err := s.indexMark(r.ctx, tx)
 	if err == nil {
-		err = r.fn(tx)
+		err = r.run(tx)
 	}
 	if err == nil {
 		err = s.index(r.ctx, tx, from)
@@ -160,6 +161,17 @@ func (s *Store) runAlone(r *txReq) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// run runs the write. A panic becomes its error: the writes waiting behind
+// this commit would otherwise wait forever.
+func (r *txReq) run(tx *sql.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("session store: a write panicked: %v", p)
+		}
+	}()
+	return r.fn(tx)
 }
 
 // exec runs one writing statement.

@@ -282,3 +282,31 @@ func TestIndexingMigratesFromTheTrigger(t *testing.T) {
 		t.Fatalf("%d hits for what was said before and after the migration, want 2: %+v", len(hits), hits)
 	}
 }
+
+// A write that panics fails alone; the store goes on committing.
+func TestGroupCommitSurvivesAPanickingWrite(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, _ := s.NewSession(ctx, Session{})
+	release := holdCommits(t, s)
+	var wg sync.WaitGroup
+	var panicked, appended error
+	wg.Go(func() { panicked = s.tx(ctx, func(*sql.Tx) error { panic("boom") }) })
+	wg.Go(func() { _, appended = s.AppendMessage(ctx, id, llm.Message{Role: "user", Content: "still here"}) })
+	waitGroup(t, &s.group, func() bool { return len(s.group.queue) == 2 })
+	release()
+	wg.Wait()
+	if panicked == nil || appended != nil {
+		t.Fatalf("the panicking write: %v; the other: %v", panicked, appended)
+	}
+	if _, err := s.AppendMessage(ctx, id, llm.Message{Role: "user", Content: "and after"}); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := s.Messages(ctx, id); len(msgs) != 2 {
+		t.Fatalf("%d messages, want 2", len(msgs))
+	}
+}
