@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -115,6 +116,8 @@ type Agent struct {
 	o          Options
 	cur        atomic.Pointer[attemptState]
 	maxRetries atomic.Int32
+	specs      sync.Map // specKey → llm.ToolSpec, encoded
+	specCount  atomic.Int32
 }
 
 // New returns an Agent.
@@ -303,11 +306,13 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 			text := a.transformOutput(ctx, s, msg.Content)
 			msg.Content = text
 			a.add(ctx, s, t, msg)
-			a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
-				"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
-				"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
-				"model": a.o.Model, "platform": a.o.Platform,
-			})
+			if a.has(hooks.HookPostLLMCall) { // the history as maps only for a listener
+				a.fire(ctx, hooks.HookPostLLMCall, map[string]any{
+					"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "user_message": userText,
+					"assistant_response": text, "conversation_history": messagesAsMaps(s.Messages),
+					"model": a.o.Model, "platform": a.o.Platform,
+				})
+			}
 			return text, nil
 		}
 		a.add(ctx, s, t, msg)
@@ -444,10 +449,39 @@ func (a *Agent) toolSpecs(ctx context.Context) []llm.ToolSpec {
 		if t.Check != nil && !t.Check(ctx) {
 			continue
 		}
-		specs = append(specs, llm.ToolSpec{Name: t.Name, Description: t.ModelDescription(), Parameters: t.Parameters()})
+		specs = append(specs, a.spec(t))
 	}
 	return specs
 }
+
+// specKey identifies what a tool tells the model: the tool, its description
+// and its parameters' schema (by identity: a tool's schema is not edited in
+// place once registered; a re-registered tool is a new *tools.Tool).
+type specKey struct {
+	tool   *tools.Tool
+	desc   string
+	params uintptr
+}
+
+// spec is t as the model is offered it, encoded once: every request of every
+// turn offers the same tools, and encoding their schemas was a tenth of a
+// gateway's CPU.
+func (a *Agent) spec(t *tools.Tool) llm.ToolSpec {
+	params := t.Parameters()
+	k := specKey{tool: t, desc: t.ModelDescription(), params: reflect.ValueOf(params).Pointer()}
+	if v, ok := a.specs.Load(k); ok {
+		return v.(llm.ToolSpec)
+	}
+	sp := llm.ToolSpec{Name: t.Name, Description: k.desc, Parameters: params}.Encoded()
+	if a.specCount.Add(1) > maxCachedSpecs { // tools re-registered many times over: start again
+		a.specs.Clear()
+		a.specCount.Store(1)
+	}
+	a.specs.Store(k, sp)
+	return sp
+}
+
+const maxCachedSpecs = 4096
 
 // add appends m to the session and records it at once.
 func (a *Agent) add(ctx context.Context, s *Session, t *Turn, m llm.Message) {

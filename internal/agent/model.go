@@ -52,7 +52,8 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 		a.fire(ctx, hooks.HookPreAPIRequest, p)
 	}
 
-	if a.o.Middleware != nil {
+	reqChain, execChain := a.chains()
+	if reqChain {
 		meta := maps.Clone(base)
 		if body := a.o.Middleware.Request(ctx, requestMap(req), meta); body != nil {
 			applyRequestMap(&req, body)
@@ -61,7 +62,7 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 
 	wait := a.startWait()
 	defer wait.end()
-	st := &attemptState{ctx: ctx, base: base, pre: pre, request: requestMap(req), started: started, wait: wait}
+	st := &attemptState{ctx: ctx, base: base, pre: pre, request: req, started: started, wait: wait}
 	a.cur.Store(st)
 	stream := newStreamObserver(a, ctx, s, t, iter)
 	stream.wait = wait
@@ -69,17 +70,17 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	if req.Stream {
 		onDelta = stream.delta
 	}
-	do := func(body map[string]any) (any, error) {
-		applyRequestMap(&req, body)
-		r, err := a.o.Client.Chat(ctx, req, onDelta)
-		if err != nil {
-			return nil, err
-		}
-		return wireResponse{r}, nil
-	}
 	var resp *llm.Response
 	var err error
-	if a.o.Middleware != nil {
+	if execChain {
+		do := func(body map[string]any) (any, error) {
+			applyRequestMap(&req, body)
+			r, err := a.o.Client.Chat(ctx, req, onDelta)
+			if err != nil {
+				return nil, err
+			}
+			return wireResponse{r}, nil
+		}
 		var out any
 		out, err = a.o.Middleware.Execute(ctx, requestMap(req), maps.Clone(base), do)
 		if err == nil && out == nil {
@@ -89,11 +90,9 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 			resp, err = asResponse(out)
 		}
 	} else {
-		var out any
-		out, err = do(requestMap(req))
-		if err == nil {
-			resp = out.(wireResponse).r
-		}
+		// No chain sees the request: it goes to the client as it is, not
+		// through a JSON map and back.
+		resp, err = a.o.Client.Chat(ctx, req, onDelta)
 	}
 	ended := a.o.Now()
 	wait.end()
@@ -228,6 +227,18 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 	}
 }
 
+// chains reports which middleware chains have a member. Middleware that
+// cannot tell is assumed to have both.
+func (a *Agent) chains() (request, execution bool) {
+	if a.o.Middleware == nil {
+		return false, false
+	}
+	if p, ok := a.o.Middleware.(interface{ Active() (bool, bool) }); ok {
+		return p.Active()
+	}
+	return true, true
+}
+
 // requestMap is the request as middleware and hooks see it: the wire body.
 func requestMap(r llm.Request) map[string]any {
 	var out map[string]any
@@ -343,7 +354,7 @@ type attemptState struct {
 	ctx     context.Context
 	base    map[string]any
 	pre     map[string]any // the first attempt's pre_api_request payload
-	request map[string]any
+	request llm.Request    // as api_request_error reports it (made a map only then)
 	started time.Time
 	wait    *modelWait
 }
@@ -408,6 +419,6 @@ func (a *Agent) fireAPIError(st *attemptState, err error, retry, maxRetries int,
 	p["retryable"] = retryable
 	p["reason"] = reason
 	p["error"] = err.Error()
-	p["request"] = st.request
+	p["request"] = requestMap(st.request)
 	a.fire(context.WithoutCancel(st.ctx), hooks.HookAPIRequestError, p)
 }

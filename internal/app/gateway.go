@@ -409,17 +409,12 @@ func (e *gatewayEngine) open(ctx context.Context, ag *agent.Agent, key string, s
 	if gs.s != nil {
 		return nil
 	}
-	k, err := e.store.LookupKey(ctx, key)
+	stored, msgs, err := e.store.KeyMessages(ctx, key)
 	if err == nil {
-		msgs, err := e.store.Messages(ctx, k.SessionID)
-		if err == nil {
-			gs.s = ag.ResumeSession(ctx, k.SessionID, msgs)
-			return nil
-		}
-		if !errors.Is(err, session.ErrNotFound) {
-			return err
-		}
-	} else if !errors.Is(err, session.ErrNotFound) {
+		gs.s = ag.ResumeSession(ctx, stored, msgs)
+		return nil
+	}
+	if !errors.Is(err, session.ErrNotFound) {
 		return err
 	}
 	id, err := e.create(ctx, key, src)

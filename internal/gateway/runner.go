@@ -606,10 +606,18 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 	return out, true
 }
 
-// typing repeats the typing action until the returned func is called.
+// typingGrace is how long stopping the typing action waits for one in
+// flight before cancelling it.
+const typingGrace = time.Second
+
+// typing repeats the typing action until the returned func is called. That
+// func lets an action in flight finish (within typingGrace) rather than
+// cancel it: it must reach the chat before the answer (or the chat shows
+// "typing…" after it), and a cancelled request costs its connection, which
+// with quick turns meant a new connection for most of them.
 func (r *Runner) typing(ctx context.Context, a platform.Adapter, src platform.Source) (stop func()) {
 	tctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		t := time.NewTicker(r.o.TypingEvery)
@@ -619,13 +627,25 @@ func (r *Runner) typing(ctx context.Context, a platform.Adapter, src platform.So
 				r.log.Debug("gateway: typing action failed", "platform", a.Name(), "error", err)
 			}
 			select {
+			case <-quit:
+				return
 			case <-tctx.Done():
 				return
 			case <-t.C:
 			}
 		}
 	}()
-	return func() { cancel(); <-done }
+	return func() {
+		close(quit)
+		grace := time.NewTimer(typingGrace)
+		defer grace.Stop()
+		select {
+		case <-done:
+		case <-grace.C:
+		}
+		cancel()
+		<-done
+	}
 }
 
 // sendTimeout bounds one reply: replies go out even while the gateway

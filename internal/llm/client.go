@@ -77,7 +77,7 @@ func New(cfg Config) (Client, error) {
 	}
 	c := &client{cfg: cfg, endpoint: endpoint, http: cfg.HTTPClient, sleep: cfg.Sleep, timeoutKey: timeoutKey}
 	if c.http == nil {
-		c.http = &http.Client{}
+		c.http = &http.Client{Transport: pooledTransport()}
 	}
 	if c.sleep == nil {
 		c.sleep = sleepCtx
@@ -192,8 +192,14 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 		msgs = []Message{}
 	}
 	m["messages"] = msgs
-	if len(req.Tools) > 0 {
+	// Tools encoded once (ToolSpec.Encoded, as the agent offers them) are
+	// spliced in as they are: through encoding/json their kilobytes of
+	// schema were scanned and compacted again for every request.
+	spliced := allEncoded(req.Tools)
+	if len(req.Tools) > 0 && !spliced {
 		m["tools"] = req.Tools
+	} else if spliced {
+		delete(m, "tools") // an Extra of that name never overrides
 	}
 	if req.Temperature != nil {
 		m["temperature"] = *req.Temperature
@@ -215,7 +221,33 @@ func (c *client) body(req Request, stream bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: encode request: %w", err)
 	}
+	if spliced { // b is an object with at least "model": add the field before its end
+		n := len(b) + len(`,"tools":[]}`)
+		for _, t := range req.Tools {
+			n += len(t.encoded) + 1
+		}
+		out := make([]byte, 0, n)
+		out = append(append(out, b[:len(b)-1]...), `,"tools":[`...)
+		for i, t := range req.Tools {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, t.encoded...)
+		}
+		b = append(out, "]}"...)
+	}
 	return b, nil
+}
+
+// allEncoded reports whether there are tools and every one has its wire form
+// made (ToolSpec.Encoded).
+func allEncoded(tools []ToolSpec) bool {
+	for _, t := range tools {
+		if t.encoded == nil {
+			return false
+		}
+	}
+	return len(tools) > 0
 }
 
 func (c *client) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
@@ -388,4 +420,14 @@ func defaultFinish(m Message) string {
 		return "tool_calls"
 	}
 	return "stop"
+}
+
+// pooledTransport is the default transport keeping more idle connections per
+// host: the default's two meant that of a gateway's concurrent turns (32),
+// all but two dialled the model again, TLS handshake included, per request.
+func pooledTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	return t
 }

@@ -124,10 +124,30 @@ type ToolSpec struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // a JSON schema; nil means "no arguments"
+	// encoded is the wire form when Encoded made it: a tool offered on every
+	// request is then encoded once, not once per request.
+	encoded []byte
+}
+
+// Encoded returns t with its wire form made now; MarshalJSON then returns
+// it. t's fields (Parameters included) must not change afterwards.
+func (t ToolSpec) Encoded() ToolSpec {
+	t.encoded = nil
+	if b, err := t.wire(); err == nil {
+		t.encoded = b
+	}
+	return t
 }
 
 // MarshalJSON writes the OpenAI tool shape {"type":"function","function":{...}}.
 func (t ToolSpec) MarshalJSON() ([]byte, error) {
+	if t.encoded != nil {
+		return t.encoded, nil
+	}
+	return t.wire()
+}
+
+func (t ToolSpec) wire() ([]byte, error) {
 	params := t.Parameters
 	if params == nil {
 		params = map[string]any{"type": "object", "properties": map[string]any{}}

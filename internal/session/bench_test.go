@@ -9,8 +9,9 @@ import (
 	"github.com/hermes-go/hermes/internal/session"
 )
 
-// BenchmarkAppendMessage is the cost of one committed message (the store syncs each
-// one to disk so a crash loses nothing): what every turn pays per message.
+// BenchmarkAppendMessage is the cost of one committed message (each is in the WAL
+// before AppendMessage returns, so a crash loses nothing): what every turn pays
+// per message.
 func BenchmarkAppendMessage(b *testing.B) {
 	ctx := context.Background()
 	s, err := session.Open(ctx, filepath.Join(b.TempDir(), session.FileName))
@@ -29,6 +30,38 @@ func BenchmarkAppendMessage(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAppendMessageConcurrent is the same with 32 writers at once, each
+// on a session of its own, as a gateway's concurrent turns write (their
+// writes share commits).
+func BenchmarkAppendMessageConcurrent(b *testing.B) {
+	ctx := context.Background()
+	s, err := session.Open(ctx, filepath.Join(b.TempDir(), session.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ids := make(chan string, 1024)
+	for range cap(ids) {
+		id, err := s.NewSession(ctx, session.Session{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids <- id
+	}
+	m := llm.Message{Role: "assistant", Content: "Two notes: oat milk and the bicycle. Anything else?"}
+	b.SetParallelism(16) // × GOMAXPROCS (2 here): 32 writers
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		id := <-ids
+		for pb.Next() {
+			if _, err := s.AppendMessage(ctx, id, m); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // BenchmarkSearch is one full-text query over 2,000 messages.

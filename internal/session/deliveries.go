@@ -23,7 +23,7 @@ type Delivery struct {
 // counted as begun already, 1 for one about to start: one commit, not two)
 // and returns its id.
 func (s *Store) RecordDelivery(ctx context.Context, d Delivery) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO deliveries (session_key, platform, route, text, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?)`,
+	res, err := s.exec(ctx, `INSERT INTO deliveries (session_key, platform, route, text, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?)`,
 		d.SessionKey, d.Platform, d.Route, d.Text, ms(s.now()), d.Attempts)
 	if err != nil {
 		return 0, s.wrap("recording a delivery", err)
@@ -33,7 +33,7 @@ func (s *Store) RecordDelivery(ctx context.Context, d Delivery) (int64, error) {
 
 // DeliveryAttempt counts a send about to begin.
 func (s *Store) DeliveryAttempt(ctx context.Context, id int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE deliveries SET attempts = attempts + 1 WHERE id = ?`, id)
+	_, err := s.exec(ctx, `UPDATE deliveries SET attempts = attempts + 1 WHERE id = ?`, id)
 	return s.wrap("counting a delivery attempt", err)
 }
 
@@ -45,7 +45,7 @@ func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
 	now := ms(s.now())
 	return s.wrap("marking deliveries", s.tx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, now, id); err != nil {
+			if _, err := s.txExec(ctx, tx, `UPDATE deliveries SET sent_at = ? WHERE id = ?`, now, id); err != nil {
 				return err
 			}
 		}
@@ -57,7 +57,7 @@ func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
 // marked sent, tried fewer than maxAttempts times, oldest first. Sent rows
 // older than since are deleted (the ledger does not grow forever).
 func (s *Store) UnsentDeliveries(ctx context.Context, platform string, since time.Time, maxAttempts int) ([]Delivery, error) {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM deliveries WHERE created_at < ?`, ms(since)); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM deliveries WHERE created_at < ?`, ms(since)); err != nil {
 		return nil, s.wrap("pruning the delivery ledger", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, session_key, platform, route, text, created_at, attempts FROM deliveries

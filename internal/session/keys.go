@@ -3,9 +3,12 @@ package session
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/llm"
 )
 
 // KeyEntry is one row of the gateway's routing index: the session a chat's
@@ -34,7 +37,7 @@ func (s *Store) BindKey(ctx context.Context, key, id, origin string) error {
 	if origin == "" {
 		origin = "{}"
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO session_keys (session_key, session_id, origin, updated_at) VALUES (?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO session_keys (session_key, session_id, origin, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(session_key) DO UPDATE SET session_id = excluded.session_id, origin = excluded.origin, updated_at = excluded.updated_at`,
 		key, id, origin, ms(s.now()))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
@@ -46,9 +49,53 @@ func (s *Store) BindKey(ctx context.Context, key, id, origin string) error {
 // LookupKey returns the session key routes to; ErrNotFound (wrapped) when none.
 func (s *Store) LookupKey(ctx context.Context, key string) (KeyEntry, error) {
 	e := KeyEntry{Key: key}
-	err := s.db.QueryRowContext(ctx, `SELECT session_id, origin FROM session_keys WHERE session_key = ?`, key).Scan(&e.SessionID, &e.Origin)
+	err := s.queryRow(ctx, `SELECT session_id, origin FROM session_keys WHERE session_key = ?`, key).Scan(&e.SessionID, &e.Origin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, fmt.Errorf("%w for key %q", ErrNotFound, key)
 	}
 	return e, s.wrap("looking up a session key", err)
+}
+
+// KeyMessages returns the session key routes to and its messages in order,
+// read by one query (the gateway's way back into a conversation it no longer
+// holds in memory: at every message of a chat beyond max_live_sessions).
+// ErrNotFound (wrapped) when key routes to no session.
+func (s *Store) KeyMessages(ctx context.Context, key string) (string, []llm.Message, error) {
+	rows, err := s.query(ctx, `SELECT k.session_id, m.seq, m.role, m.content, m.name, m.tool_call_id, m.tool_calls
+		FROM session_keys k JOIN sessions s ON s.id = k.session_id LEFT JOIN messages m ON m.session_id = k.session_id
+		WHERE k.session_key = ? ORDER BY m.seq`, key)
+	if err != nil {
+		return "", nil, s.wrap("reading a session key's messages", err)
+	}
+	defer rows.Close()
+	id, found := "", false
+	var out []llm.Message
+	for rows.Next() {
+		var (
+			seq                         sql.NullInt64
+			role, content, name, callID sql.NullString
+			calls                       sql.NullString
+		)
+		if err := rows.Scan(&id, &seq, &role, &content, &name, &callID, &calls); err != nil {
+			return "", nil, s.wrap("reading a session key's messages", err)
+		}
+		found = true
+		if !seq.Valid {
+			continue // a session with no messages yet
+		}
+		m := llm.Message{Role: role.String, Content: content.String, Name: name.String, ToolCallID: callID.String}
+		if calls.Valid && calls.String != "" {
+			if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+				return "", nil, s.wrap(fmt.Sprintf("message %d of session %s has unreadable tool calls", seq.Int64, id), err)
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return "", nil, s.wrap("reading a session key's messages", err)
+	}
+	if !found {
+		return "", nil, fmt.Errorf("%w for key %q", ErrNotFound, key)
+	}
+	return id, out, nil
 }

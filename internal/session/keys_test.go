@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -137,5 +138,39 @@ func TestDeliveryLedger(t *testing.T) {
 	}
 	if got, _ := s.UnsentDeliveries(ctx, "discord", time.Time{}, 3); len(got) != 0 {
 		t.Fatalf("pruned rows came back: %+v", got)
+	}
+}
+
+// KeyMessages reads what Messages reads for the session a key routes to; a
+// key that routes nowhere, or to a session that is gone, is not found.
+func TestKeyMessages(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	id := seed(t, s, session.Session{Source: "telegram"}, conversation)
+	empty, _ := s.NewSession(ctx, session.Session{Source: "telegram"})
+	for key, sid := range map[string]string{"k:full": id, "k:empty": empty} {
+		if err := s.BindKey(ctx, key, sid, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := s.Messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, msgs, err := s.KeyMessages(ctx, "k:full")
+	if err != nil || got != id || !reflect.DeepEqual(msgs, want) {
+		t.Fatalf("KeyMessages = %q, %+v, %v;\nwant %q, %+v", got, msgs, err, id, want)
+	}
+	if got, msgs, err := s.KeyMessages(ctx, "k:empty"); err != nil || got != empty || len(msgs) != 0 {
+		t.Errorf("a session without messages: %q, %+v, %v", got, msgs, err)
+	}
+	if _, _, err := s.KeyMessages(ctx, "k:none"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("an unbound key: %v", err)
+	}
+	if err := s.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.KeyMessages(ctx, "k:full"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("a key whose session was deleted: %v", err)
 	}
 }

@@ -31,10 +31,13 @@ func (s *Store) Messages(ctx context.Context, id string) ([]llm.Message, error) 
 
 // History is Messages with each message's seq and time.
 func (s *Store) History(ctx context.Context, id string) ([]Message, error) {
-	if _, err := s.Get(ctx, id); err != nil {
-		return nil, err
+	var one int
+	if err := s.queryRow(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id)
+	} else if err != nil {
+		return nil, s.wrap("reading a session", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, content, name, tool_call_id, tool_calls, created_at
+	rows, err := s.query(ctx, `SELECT seq, role, content, name, tool_call_id, tool_calls, created_at
 		FROM messages WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, s.wrap("reading messages", err)

@@ -4,7 +4,7 @@
 // SQLite through modernc.org/sqlite (pure Go: hermes builds with CGO_ENABLED=0), in
 // WAL mode with a busy timeout so several hermes processes can write their own
 // sessions at once. Every AppendMessage is its own committed transaction, so a crash
-// mid-turn loses nothing already said. The schema is versioned with PRAGMA
+// (or kill -9) mid-turn loses nothing already said. The schema is versioned with PRAGMA
 // user_version and migrated forward on Open.
 package session
 
@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
@@ -112,9 +113,11 @@ type Hit struct {
 
 // Store is an open state.db. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db    *sql.DB
+	path  string
+	now   func() time.Time
+	group commitGroup // this process's writers, committed together (groupcommit.go)
+	stmts sync.Map    // query → *sql.Stmt (stmts.go)
 }
 
 // Open opens (creating if needed) the store at path and migrates its schema.
@@ -136,8 +139,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "1")
 	q.Set("_journal_mode", "WAL")
-	// FULL: a commit is on disk when AppendMessage returns, even across a power loss.
-	q.Set("_synchronous", "FULL")
+	// NORMAL: in WAL mode a commit is written to the WAL (the OS holds it) before
+	// AppendMessage returns, so it survives the process being killed; only a
+	// power loss or kernel crash can drop the last commits since a checkpoint
+	// (never corrupting the file). FULL's fsync per commit cost a gateway most
+	// of its throughput (docs/DESIGN.md, "Gateway performance").
+	q.Set("_synchronous", "NORMAL")
 	// Writers take the write lock when their transaction begins, so two processes
 	// never deadlock upgrading read locks (the busy timeout then just queues them).
 	q.Set("_txlock", "immediate")
@@ -152,6 +159,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, unreadable(path, err)
 		}
 		db.SetMaxOpenConns(4)
+		// As many kept idle as may be open: a connection closed after use was
+		// opened again (the pragmas applied anew) and lost its prepared
+		// statements.
+		db.SetMaxIdleConns(4)
 		s := &Store{db: db, path: path, now: clock.Now}
 		err = s.migrate(ctx)
 		if err == nil {
@@ -167,6 +178,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		case <-time.After(time.Duration(min(attempt, 10)) * 10 * time.Millisecond):
 		}
 	}
+}
+
+// sqlitePrimaryKey is SQLITE_CONSTRAINT_PRIMARYKEY.
+const sqlitePrimaryKey = 1555
+
+func isPrimaryKeyClash(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlitePrimaryKey
 }
 
 // sqliteBusy is SQLITE_BUSY, the primary result code.
@@ -196,7 +215,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Now() time.Time { return s.now() }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 // migrations are applied in order; migration i brings user_version from i to i+1.
 // Never edit one that has shipped: add a new one.
@@ -273,6 +295,10 @@ var migrations = []string{
 	// session whose parent keeps the full history (upstream's column name).
 	`ALTER TABLE sessions ADD COLUMN parent_session_id TEXT NOT NULL DEFAULT '';
 	CREATE INDEX sessions_parent ON sessions(parent_session_id);`,
+	// 4: new messages are indexed for search by the store, once per commit
+	// (indexing.go), not by a trigger per row: FTS5 flushed its index at every
+	// statement of a transaction, a segment per message.
+	`DROP TRIGGER IF EXISTS messages_fts_insert;`,
 }
 
 // SchemaVersion is the schema this code writes.
@@ -337,7 +363,8 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 // times are now.
 func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	now := s.now()
-	if sess.ID == "" {
+	generated := sess.ID == ""
+	if generated {
 		sess.ID = NewID(now)
 	}
 	if sess.CreatedAt.IsZero() {
@@ -354,8 +381,17 @@ func (s *Store) NewSession(ctx context.Context, sess Session) (string, error) {
 	if sess.EndedAt != nil {
 		ended = ms(*sess.EndedAt)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata, parent_session_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta), sess.ParentID)
+	for attempt := 0; ; attempt++ {
+		_, err = s.exec(ctx, `INSERT INTO sessions (id, created_at, updated_at, title, model, source, ended_at, metadata, parent_session_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, ms(sess.CreatedAt), ms(sess.UpdatedAt), sess.Title, sess.Model, sess.Source, ended, string(meta), sess.ParentID)
+		// A generated id has 24 random bits per second: a gateway that opens a
+		// thousand conversations in one second draws the same one about once
+		// in thirty. Draw again.
+		if !generated || attempt == 4 || !isPrimaryKeyClash(err) {
+			break
+		}
+		sess.ID = NewID(now)
+	}
 	if err != nil {
 		return "", s.wrap("creating a session", err)
 	}
@@ -386,19 +422,19 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (in
 		calls = string(b)
 	}
 	var seq int
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.appendTx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET updated_at = max(updated_at, ?), ended_at = NULL WHERE id = ?`, now, id)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound(id)
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
+		if err := s.txQueryRow(ctx, tx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
+		_, err = s.txExec(ctx, tx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, m.Role, m.Content, m.Name, m.ToolCallID, calls, now)
 		return err
 	})
@@ -445,18 +481,6 @@ func (s *Store) RecordToolCall(ctx context.Context, id string, tc ToolCall) erro
 		return err
 	})
 	return s.wrap("recording a tool call", err)
-}
-
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // Delete removes session id with its messages and tool calls.
@@ -521,7 +545,7 @@ func (s *Store) SetMetadata(ctx context.Context, id string, kv map[string]any) e
 }
 
 func (s *Store) update(ctx context.Context, id, what, query string, args ...any) error {
-	res, err := s.db.ExecContext(ctx, query, args...)
+	res, err := s.exec(ctx, query, args...)
 	if err != nil {
 		return s.wrap(what, err)
 	}

@@ -131,13 +131,13 @@ func (a *Authorizer) check(src platform.Source, adapterTrust bool) Decision {
 	if paired {
 		return allow(RulePaired)
 	}
-	if ids := splitList(a.env.get(names.AllowedUsers)); contains(ids, user) || contains(ids, "*") {
+	if listHas(a.env.get(names.AllowedUsers), user, "*") {
 		return allow(RulePlatformAllowlist)
 	}
 	if adapterTrust && src.RoleAuthorized && names.AllowedRoles != "" && len(splitList(a.env.get(names.AllowedRoles))) > 0 {
 		return allow(RulePlatformRole)
 	}
-	if ids := splitList(a.env.get(EnvGatewayAllowedUsers)); contains(ids, user) || contains(ids, "*") {
+	if listHas(a.env.get(EnvGatewayAllowedUsers), user, "*") {
 		return allow(RuleGatewayAllowlist)
 	}
 	if truthy(a.env.get(EnvGatewayAllowAll)) {

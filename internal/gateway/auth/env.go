@@ -74,6 +74,23 @@ func splitList(raw string) []string {
 	return out
 }
 
+// listHas reports whether the comma-separated list raw holds one of ids. It
+// reads raw in place: Check runs it for every message, over allowlists that
+// may name thousands of users.
+func listHas(raw string, ids ...string) bool {
+	for raw != "" {
+		var item string
+		item, raw, _ = strings.Cut(raw, ",")
+		item = strings.TrimSpace(item)
+		for _, id := range ids {
+			if item != "" && item == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func contains(list []string, id string) bool {
 	for _, s := range list {
 		if s == id {

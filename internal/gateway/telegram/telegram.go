@@ -103,7 +103,13 @@ func New(o Options) (*Adapter, error) {
 	}
 	client := o.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: o.PollTimeout + 30*time.Second}
+		// More idle connections than the default two per host: every turn
+		// running at once sends (typing, the answer) to the same Bot API host,
+		// and without them all but two dialled it again, TLS and all.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = 256
+		t.MaxIdleConnsPerHost = 64
+		client = &http.Client{Timeout: o.PollTimeout + 30*time.Second, Transport: t}
 	}
 	b, err := bot.New(o.Token, bot.WithServerURL(o.BaseURL), bot.WithSkipGetMe(), bot.WithHTTPClient(o.PollTimeout, client),
 		bot.WithErrorsHandler(func(error) {}))
@@ -417,7 +423,8 @@ type inlineButton struct {
 
 func (a *Adapter) sendPiece(ctx context.Context, p *bot.SendMessageParams, plain string) (*models.Message, error) {
 	for attempt := 0; ; attempt++ {
-		m, err := a.bot.SendMessage(ctx, p)
+		m := &models.Message{}
+		err := a.call(ctx, "sendMessage", p, m)
 		var tooMany *bot.TooManyRequestsError
 		switch {
 		case err == nil:
@@ -468,7 +475,7 @@ func (a *Adapter) Typing(ctx context.Context, chatID, threadID string) error {
 		return fmt.Errorf("telegram: chat id %q is not a number", chatID)
 	}
 	thread, _ := strconv.Atoi(threadID)
-	_, err = a.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chat, MessageThreadID: thread, Action: models.ChatActionTyping})
+	err = a.call(ctx, "sendChatAction", &bot.SendChatActionParams{ChatID: chat, MessageThreadID: thread, Action: models.ChatActionTyping}, nil)
 	if err != nil {
 		return fmt.Errorf("telegram: sendChatAction: %s", redactToken(err.Error(), a.o.Token))
 	}

@@ -33,6 +33,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -168,6 +169,11 @@ type Request struct {
 	Stream   bool            `json:"stream,omitempty"`
 	Body     json.RawMessage `json:"body"` // the whole request body
 	Fields   map[string]any  `json:"-"`    // the body decoded generically
+	// Received is when the request arrived; Took how long the fake took to
+	// answer it (zero while it has not): the model's own time, which a
+	// benchmark subtracts from a turn's latency.
+	Received time.Time     `json:"-"`
+	Took     time.Duration `json:"-"`
 }
 
 // Server is the fake. Its URL is the base URL to configure (it ends in /v1).
@@ -181,6 +187,7 @@ type Server struct {
 	replies  []Reply
 	requests []Request
 	record   io.Writer
+	lean     bool
 }
 
 // NewServer starts a fake on a loopback port, closed when t ends.
@@ -202,6 +209,16 @@ func Start() *Server {
 func (s *Server) RecordTo(w io.Writer) {
 	s.mu.Lock()
 	s.record = w
+	s.mu.Unlock()
+}
+
+// Lean keeps of each request only its path, model and timing, not its
+// headers, body, messages or generic decoding, and does not decode (or check)
+// the messages and tools: a real model server does that on its own machine;
+// this one shares the benchmark's cores with what is measured.
+func (s *Server) Lean() {
+	s.mu.Lock()
+	s.lean = true
 	s.mu.Unlock()
 }
 
@@ -252,20 +269,48 @@ func (s *Server) LastRequest(t testing.TB) Request {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	received := clock.Now()
+	s.mu.Lock()
+	lean := s.lean
+	s.mu.Unlock()
 	body, _ := io.ReadAll(r.Body)
-	rec := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: json.RawMessage(body)}
+	rec := Request{Path: r.URL.Path, Received: received}
+	if !lean {
+		rec.Header, rec.Body = r.Header.Clone(), json.RawMessage(body)
+	}
 	var parsed struct {
 		Model    string         `json:"model"`
 		Messages []llm.Message  `json:"messages"`
 		Tools    []llm.ToolSpec `json:"tools"`
 		Stream   bool           `json:"stream"`
 	}
-	parseErr := json.Unmarshal(body, &parsed)
-	_ = json.Unmarshal(body, &rec.Fields)
-	rec.Model, rec.Messages, rec.Tools, rec.Stream = parsed.Model, parsed.Messages, parsed.Tools, parsed.Stream
+	var parseErr error
+	if lean { // neither kept nor checked: the messages and tools are not decoded
+		var head struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		parseErr = json.Unmarshal(body, &head)
+		parsed.Model, parsed.Stream = head.Model, head.Stream
+	} else {
+		parseErr = json.Unmarshal(body, &parsed)
+	}
+	if !lean {
+		_ = json.Unmarshal(body, &rec.Fields)
+	}
+	rec.Model, rec.Stream = parsed.Model, parsed.Stream
+	if !lean {
+		rec.Messages, rec.Tools = parsed.Messages, parsed.Tools
+	}
 
 	s.mu.Lock()
+	at := len(s.requests)
 	s.requests = append(s.requests, rec)
+	defer func() {
+		s.mu.Lock()
+		s.requests[at].Took = clock.Now().Sub(received)
+		s.mu.Unlock()
+	}()
 	if s.record != nil {
 		var line bytes.Buffer
 		if json.Compact(&line, body) != nil {

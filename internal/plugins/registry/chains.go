@@ -188,6 +188,12 @@ func (c LLMChains) Request(ctx context.Context, req, meta map[string]any) map[st
 	return out
 }
 
+// Active reports which chains have a member: the agent builds the request
+// as a JSON map only for a chain that will see it.
+func (c LLMChains) Active() (request, execution bool) {
+	return c.r.HasMiddleware(LLMRequest), c.r.HasMiddleware(LLMExecution)
+}
+
 // Execute runs llm_execution around next.
 func (c LLMChains) Execute(ctx context.Context, req, meta map[string]any, next func(map[string]any) (any, error)) (any, error) {
 	if !c.r.HasMiddleware(LLMExecution) {

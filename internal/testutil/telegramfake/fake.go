@@ -73,11 +73,18 @@ type Server struct {
 	closed   bool
 	posts    []int
 	maxQueue int
+	// okCalls counts each method's successful calls, so WaitCalls need not
+	// rescan every call at each wake-up (a benchmark makes thousands).
+	okCalls map[string]int
+	// delivered is when each update first went out in a getUpdates answer:
+	// its arrival at the bot, for latency measurements.
+	delivered map[int64]time.Time
 }
 
 // Start runs a fake for token on a loopback port.
 func Start(token string) *Server {
-	s := &Server{Token: token, nextID: 100, nextMsg: 1, fails: map[string][]Failure{}, wake: make(chan struct{}), maxQueue: 100_000}
+	s := &Server{Token: token, nextID: 100, nextMsg: 1, fails: map[string][]Failure{}, wake: make(chan struct{}), maxQueue: 100_000,
+		okCalls: map[string]int{}, delivered: map[int64]time.Time{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -91,6 +98,24 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
+}
+
+// record appends a call; s.mu held.
+func (s *Server) record(c Call) {
+	s.calls = append(s.calls, c)
+	if c.Status == http.StatusOK {
+		s.okCalls[c.Method]++
+	}
+	s.signal()
+}
+
+// DeliveredAt is when update id first went out in a getUpdates answer
+// (false while it has not).
+func (s *Server) DeliveredAt(id int64) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.delivered[id]
+	return t, ok
 }
 
 // signal wakes every waiter; s.mu held.
@@ -248,20 +273,22 @@ func (s *Server) Polls() int {
 func (s *Server) WaitCalls(ctx context.Context, method string, n int) ([]Call, error) {
 	for {
 		s.mu.Lock()
+		have, wake := s.okCalls[method], s.wake
 		var got []Call
-		for _, c := range s.calls {
-			if c.Method == method && c.Status == http.StatusOK {
-				got = append(got, c)
+		if have >= n || ctx.Err() != nil {
+			for _, c := range s.calls {
+				if c.Method == method && c.Status == http.StatusOK {
+					got = append(got, c)
+				}
 			}
 		}
-		wake := s.wake
 		s.mu.Unlock()
 		if len(got) >= n {
 			return got, nil
 		}
 		select {
 		case <-ctx.Done():
-			return got, fmt.Errorf("telegramfake: %d successful %s calls, want %d: %w", len(got), method, n, ctx.Err())
+			return got, fmt.Errorf("telegramfake: %d successful %s calls, want %d: %w", have, method, n, ctx.Err())
 		case <-wake:
 		}
 	}
@@ -292,8 +319,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if f := s.fails[method]; len(f) > 0 {
 		s.fails[method] = f[1:]
 		call.Status = f[0].Code
-		s.calls = append(s.calls, call)
-		s.signal()
+		s.record(call)
 		s.mu.Unlock()
 		fail(w, f[0])
 		return
@@ -303,8 +329,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if m, ok := body["result"].(map[string]any); ok && method == "sendMessage" {
 		call.MessageID, _ = m["message_id"].(int)
 	}
-	s.calls = append(s.calls, call)
-	s.signal()
+	s.record(call)
 	s.mu.Unlock()
 	answer(w, status, body)
 }
@@ -396,8 +421,7 @@ func (s *Server) getUpdates(ctx context.Context, w http.ResponseWriter, p map[st
 		s.mu.Lock()
 		if f := s.fails["getUpdates"]; len(f) > 0 {
 			s.fails["getUpdates"] = f[1:]
-			s.calls = append(s.calls, Call{Method: "getUpdates", Status: f[0].Code, At: time.Now()})
-			s.signal()
+			s.record(Call{Method: "getUpdates", Status: f[0].Code, At: time.Now()})
 			s.mu.Unlock()
 			fail(w, f[0])
 			return
@@ -410,16 +434,22 @@ func (s *Server) getUpdates(ctx context.Context, w http.ResponseWriter, p map[st
 			}
 			s.updates, s.ids = s.updates[i:], s.ids[i:]
 		}
-		out := s.updates
+		out, outIDs := s.updates, s.ids
 		if offset < 0 && len(out) > 0 {
-			out = out[len(out)-1:]
+			out, outIDs = out[len(out)-1:], outIDs[len(outIDs)-1:]
 		}
 		if len(out) > 100 {
-			out = out[:100]
+			out, outIDs = out[:100], outIDs[:100]
 		}
 		wake, closed := s.wake, s.closed
 		if len(out) > 0 || timeout <= 0 || closed {
 			s.polls++
+			now := time.Now()
+			for _, id := range outIDs {
+				if _, ok := s.delivered[id]; !ok {
+					s.delivered[id] = now
+				}
+			}
 			out = append([]json.RawMessage(nil), out...)
 			s.mu.Unlock()
 			answer(w, http.StatusOK, map[string]any{"ok": true, "result": out})
