@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+)
+
+// The delivery ledger's side of the runner: an answer is recorded before it
+// is sent, marked once the platform took it, and sent again after a restart
+// when the mark is missing.
+
+// deliver sends a turn's answer through the ledger.
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) {
+	if r.o.Ledger == nil {
+		r.send(a, out)
+		return
+	}
+	ctx := context.Background()
+	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
+	if err != nil {
+		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)
+		r.send(a, out)
+		return
+	}
+	r.sendRecorded(ctx, a, id, out, true)
+}
+
+func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound, counted bool) {
+	if !counted {
+		if err := r.o.Ledger.Attempt(ctx, id); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+	}
+	if r.trySend(a, out) != nil {
+		return // stays unsent: tried again at the next start
+	}
+	r.sent <- id
+}
+
+// markSent commits the sent marks: what has gathered once the previous
+// commit is done, so a busy gateway commits many marks at once.
+func (r *Runner) markSent() {
+	for id := range r.sent {
+		ids := []int64{id}
+	gather:
+		for len(ids) < 512 {
+			select {
+			case more, ok := <-r.sent:
+				if !ok {
+					break gather
+				}
+				ids = append(ids, more)
+			default:
+				break gather
+			}
+		}
+		if err := r.o.Ledger.Delivered(context.Background(), ids...); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+	}
+}
+
+// recoveredPrefix marks an answer whose send had begun before a crash.
+const recoveredPrefix = "♻️ Recovered reply — sent again after the gateway restarted; it may be a duplicate.\n\n"
+
+// redeliver sends what the ledger still owes a's chats.
+func (r *Runner) redeliver(a platform.Adapter) {
+	ctx := context.Background()
+	owed, err := r.o.Ledger.Unsent(ctx, a.Name())
+	if err != nil {
+		r.log.Warn("gateway: reading the delivery ledger", "platform", a.Name(), "error", err)
+		return
+	}
+	for _, u := range owed {
+		out := u.Out
+		if u.Attempts > 0 {
+			out.Text = recoveredPrefix + out.Text
+		}
+		r.log.Info("gateway: delivering an answer a restart kept from its chat", "platform", a.Name(), "chat_id", out.ChatID, "attempts", u.Attempts)
+		r.sendRecorded(ctx, a, u.ID, out, false)
+	}
+}
