@@ -84,6 +84,9 @@ type listRow struct {
 	Source      string         `json:"source"`
 	// Removed is upstream's S1 field: the kill list's reason, or null.
 	Removed *string `json:"removed"`
+	// Kind is set for provider plugins (memory-provider, context-engine,
+	// model-provider), which are listed apart from the general plugins.
+	Kind string `json:"kind,omitempty"`
 }
 
 // removedReason is what `removed` says in JSON: nil unless the catalog's kill list
@@ -148,11 +151,15 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 		if (opts.UserOnly || opts.NoBundled) && p.Candidate.Source == "bundled" {
 			continue
 		}
-		if opts.EnabledOnly && p.Status != plugins.StatusEnabled {
+		if opts.EnabledOnly && p.Candidate.Category == "" && p.Status != plugins.StatusEnabled {
 			continue
 		}
 		mf := p.Candidate.Manifest
-		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p), Removed: removedReason(p)})
+		if opts.EnabledOnly && p.Candidate.Category != "" && p.Status != plugins.StatusActive && p.Status != plugins.StatusEnabled {
+			continue
+		}
+		rows = append(rows, listRow{Name: p.Key, Status: p.Status, Version: mf.Version, Description: mf.Description, Source: sourceLabel(pv, p),
+			Removed: removedReason(p), Kind: plugins.KindOf(p.Candidate.Category)})
 		if p.Removal != nil && p.Removal.Allowed {
 			allowed = append(allowed, p)
 		}
@@ -188,13 +195,31 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 	}
 	t := &table{color: opts.Factory.Color()}
 	t.header("Name", "Status", "Version", "Description", "Source")
+	pt := &table{color: opts.Factory.Color()}
+	pt.header("Name", "Kind", "Status", "Version", "Description", "Source")
+	general, providers := 0, 0
 	for _, r := range rows {
+		if r.Kind != "" {
+			providers++
+			pt.row(r.Name, r.Kind, string(r.Status), r.Version, truncate(r.Description, 60), r.Source)
+			pt.paintLast(2, statusColour(string(r.Status)))
+			continue
+		}
+		general++
 		t.row(r.Name, string(r.Status), r.Version, truncate(r.Description, 60), r.Source)
 		t.paintLast(1, statusColour(string(r.Status)))
 	}
-	fmt.Fprintln(out, "Plugins")
-	t.write(out)
-	fmt.Fprintln(out)
+	if general > 0 {
+		fmt.Fprintln(out, "Plugins")
+		t.write(out)
+		fmt.Fprintln(out)
+	}
+	if providers > 0 {
+		// Provider plugins are activated by their own setting, not plugins.enabled.
+		fmt.Fprintln(out, "Provider plugins (memory.provider selects the memory provider)")
+		pt.write(out)
+		fmt.Fprintln(out)
+	}
 	for _, r := range rows {
 		if r.Status == plugins.StatusRemoved {
 			sayf(out, "removed: %s was removed from the Hermes plugin catalog (%s) and does not load; see hermes plugins show %s\n", r.Name, *r.Removed, r.Name)
@@ -286,6 +311,9 @@ func pluginsEnableRun(ctx context.Context, opts *enableOptions) error {
 // when the command line gave it.
 func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride *bool) error {
 	m, p, already, err := allowList(ctx, f, name, func(d *config.Doc, p *plugins.Plugin) (bool, error) {
+		if err := providerNotEnableable(p); err != nil {
+			return false, err
+		}
 		if killed(p) {
 			return false, removedError(p, "was not enabled")
 		}
@@ -321,6 +349,19 @@ func enablePlugin(ctx context.Context, f *app.Factory, name string, toolOverride
 	sayf(f.IO.Out, "✓ Plugin %s enabled. Takes effect on next session.\n", p.Key)
 	if p.Candidate.Source != "bundled" {
 		return afterEnableConsent(ctx, f, m, p, toolOverride)
+	}
+	return nil
+}
+
+// providerNotEnableable explains why plugins.enabled would not activate a
+// memory provider or context engine: their category's setting selects one.
+func providerNotEnableable(p *plugins.Plugin) error {
+	n := p.Candidate.ProviderName()
+	switch p.Candidate.Category {
+	case "memory":
+		return app.Failf("'%s' is a memory provider: plugins.enabled does not activate it. Select it with `hermes memory setup %s` (config.yaml memory.provider: %s); `hermes memory off` goes back to the built-in memory only", p.Key, n, n)
+	case "context_engine":
+		return app.Failf("'%s' is a context engine: plugins.enabled does not activate it; context.engine in config.yaml selects the engine (default: compressor)", p.Key)
 	}
 	return nil
 }

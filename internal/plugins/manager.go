@@ -94,6 +94,7 @@ type Manager struct {
 	sorted   []*Plugin
 	warnings []string
 	settings config.PluginSettings
+	memory   config.MemorySettings
 	metadata metadataFiles   // install metadata Discover read (see InstallMetadata)
 	loading  map[string]bool // keys being loaded right now (answers has_plugin during register)
 	live     bool            // Load has finished: warnings are logged, not kept (see warn)
