@@ -459,7 +459,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		return m.startPortable(p)
 	}
 	info := protocol.PluginInfo{
-		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind,
+		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind, Category: c.Category,
 		Manifest: manifestForPlugin(c.Manifest),
 	}
 	if c.EntryPoint != nil {

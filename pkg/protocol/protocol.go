@@ -145,6 +145,9 @@ type PluginInfo struct {
 	Source   string         `json:"source"` // bundled | user | project | entrypoint
 	Kind     string         `json:"kind"`
 	Module   string         `json:"module,omitempty"` // python: import name (entry points: module path)
+	// Category is the provider sub-category the plugin was found in (memory,
+	// context_engine, model-providers); "" for a general plugin.
+	Category string `json:"category,omitempty"`
 	Manifest map[string]any `json:"manifest"`
 }
 
@@ -542,4 +545,34 @@ type PlatformStatusParams struct {
 	ErrorCode string `json:"error_code,omitempty"`
 	Error     string `json:"error,omitempty"`
 	Retryable bool   `json:"retryable,omitempty"`
+}
+
+// Memory providers (ctx.register_memory_provider). The provider object lives in
+// the plugin's process; the host's agent calls its methods by these names, with
+// MemoryParams: Provider is the registered name, Args the method's keyword
+// arguments by upstream's names (the plugin passes those its method takes).
+const (
+	MethodMemoryInitialize        = "memory.initialize"          // initialize(session_id, **kwargs)
+	MethodMemoryIsAvailable       = "memory.is_available"        // is_available() -> bool
+	MethodMemorySystemPromptBlock = "memory.system_prompt_block" // system_prompt_block() -> str
+	MethodMemoryPrefetch          = "memory.prefetch"            // prefetch(query, session_id) -> str
+	MethodMemoryQueuePrefetch     = "memory.queue_prefetch"      // queue_prefetch(query, session_id)
+	MethodMemorySyncTurn          = "memory.sync_turn"           // sync_turn(user_content, assistant_content, session_id, messages)
+	MethodMemoryToolSchemas       = "memory.tool_schemas"        // get_tool_schemas() -> [schema]
+	MethodMemoryToolCall          = "memory.tool_call"           // handle_tool_call(tool_name, args, **kw) -> str
+	MethodMemoryTurnStart         = "memory.turn_start"          // on_turn_start(turn_number, message, **kw)
+	MethodMemorySessionEnd        = "memory.session_end"         // on_session_end(messages)
+	MethodMemorySessionSwitch     = "memory.session_switch"      // on_session_switch(new_session_id, parent_session_id, reset, rewound)
+	MethodMemoryPreCompress       = "memory.pre_compress"        // on_pre_compress(messages) -> str
+	MethodMemoryWrite             = "memory.memory_write"        // on_memory_write(action, target, content, metadata)
+	MethodMemoryConfigSchema      = "memory.config_schema"       // get_config_schema() -> [field]
+	MethodMemorySaveConfig        = "memory.save_config"         // save_config(values, hermes_home)
+	MethodMemoryUnavailable       = "memory.unavailable_reason"  // unavailable_reason() -> str
+	MethodMemoryShutdown          = "memory.shutdown"            // shutdown()
+)
+
+// MemoryParams address one call to a memory provider.
+type MemoryParams struct {
+	Provider string         `json:"provider"`
+	Args     map[string]any `json:"args,omitempty"`
 }

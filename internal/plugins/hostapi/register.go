@@ -152,6 +152,8 @@ func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherPar
 		return registerAuxiliaryTask(ctx, s, rp)
 	case "register_platform":
 		return registerPlatform(ctx, s, rp)
+	case "register_memory_provider":
+		return registerMemoryProvider(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"

@@ -135,6 +135,9 @@ type Provider struct {
 	Plugin  string
 	Handle  string         // the plugin's handle for the object's callable, if any
 	Details map[string]any // the registrar's simple keyword arguments
+	// Conn reaches the plugin process the object lives in (memory providers);
+	// nil when the slot's consumer needs none.
+	Conn PlatformConn
 }
 
 // toolReg is a tool and whether it may replace one of another source.

@@ -231,7 +231,7 @@ class _PlatformActions:
 
 
 _OTHER_REGISTRARS = (
-    "register_context_engine", "register_memory_provider",
+    "register_context_engine",
     "register_platform_handler", "register_telegram_handler",
     "register_slack_action_handler", "register_system_prompt_section",
     "register_dashboard_auth_provider", "register_approval_transport", "register_image_gen_provider",
@@ -411,6 +411,11 @@ class PluginContext:
 
         return platforms.register(self, name, label, adapter_factory, check_fn, validate_config, required_env,
                                   install_hint, entry_kwargs)
+
+    def register_memory_provider(self, provider):
+        from . import memory
+
+        return memory.register(self, provider)
 
     def _register_other(self, registrar, args, kwargs):
         name = ""
