@@ -68,6 +68,9 @@ func New(o Options) *Manager {
 	return &Manager{o: o, inited: map[string]bool{}, warned: map[string]bool{}}
 }
 
+// SetExternal makes p the external provider. Call it before the first turn.
+func (m *Manager) SetExternal(p Provider) { m.o.External = p }
+
 // External is the active external provider (nil: built-in only).
 func (m *Manager) External() Provider { return m.o.External }
 
@@ -233,6 +236,7 @@ func (m *Manager) SessionEnd(ctx context.Context, sessionID string, messages []m
 	if !started {
 		return // no turn ran: nothing to end
 	}
+	m.drain() // the last turn's sync comes before the end
 	m.bounded(ctx, m.o.CallTimeout, "on_session_end", func(ctx context.Context) error {
 		return m.o.External.OnSessionEnd(ctx, m.redactMessages(messages))
 	})
@@ -280,6 +284,12 @@ func (m *Manager) Close(ctx context.Context) {
 	if m.o.External == nil {
 		return
 	}
+	m.drain()
+	m.bounded(context.WithoutCancel(ctx), m.o.CallTimeout, "shutdown", m.o.External.Shutdown)
+}
+
+// drain waits, at most DrainTimeout, for the background syncs.
+func (m *Manager) drain() {
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()
 	t := time.NewTimer(DrainTimeout)
@@ -287,9 +297,8 @@ func (m *Manager) Close(ctx context.Context) {
 	select {
 	case <-done:
 	case <-t.C:
-		m.o.Logger.Warn("memory provider: background syncs still running at exit; not waiting for them", "provider", m.o.External.Name())
+		m.o.Logger.Warn("memory provider: background syncs still running; not waiting for them", "provider", m.o.External.Name())
 	}
-	m.bounded(context.WithoutCancel(ctx), m.o.CallTimeout, "shutdown", m.o.External.Shutdown)
 }
 
 func clipRunes(s string, n int) string {
