@@ -139,15 +139,15 @@ type HandlerErrorData struct {
 
 // PluginInfo tells a plugin process who it is.
 type PluginInfo struct {
-	ID       string         `json:"id"` // registry key: manifest name or "<category>/<name>"
-	Name     string         `json:"name"`
-	Dir      string         `json:"dir"`
-	Source   string         `json:"source"` // bundled | user | project | entrypoint
-	Kind     string         `json:"kind"`
-	Module   string         `json:"module,omitempty"` // python: import name (entry points: module path)
+	ID     string `json:"id"` // registry key: manifest name or "<category>/<name>"
+	Name   string `json:"name"`
+	Dir    string `json:"dir"`
+	Source string `json:"source"` // bundled | user | project | entrypoint
+	Kind   string `json:"kind"`
+	Module string `json:"module,omitempty"` // python: import name (entry points: module path)
 	// Category is the provider sub-category the plugin was found in (memory,
 	// context_engine, model-providers); "" for a general plugin.
-	Category string `json:"category,omitempty"`
+	Category string         `json:"category,omitempty"`
 	Manifest map[string]any `json:"manifest"`
 }
 
