@@ -24,7 +24,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/llm"
-	"github.com/hermes-go/hermes/internal/memory"
+	"github.com/hermes-go/hermes/internal/memory/memctx"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -309,7 +309,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		if len(msg.ToolCalls) == 0 {
 			text := msg.Content
 			if a.o.Memory != nil {
-				text = memory.Scrub(text) // an echoed recall is neither shown nor stored
+				text = memctx.Scrub(text) // an echoed recall is neither shown nor stored
 			}
 			text = a.transformOutput(ctx, s, text)
 			msg.Content = text

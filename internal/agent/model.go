@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-go/hermes/internal/memory"
+	"github.com/hermes-go/hermes/internal/memory/memctx"
 	"maps"
 	"strings"
 	"time"
@@ -154,7 +154,7 @@ type streamObserver struct {
 	queue  chan string
 	done   chan struct{}
 	// scrub drops <memory-context> spans a model echoes back from the screen.
-	scrub *memory.StreamScrubber
+	scrub *memctx.StreamScrubber
 }
 
 func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter int) *streamObserver {
@@ -162,7 +162,7 @@ func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter 
 		"turn_id": t.ID, "iteration": iter, "session_id": s.ID, "model": a.o.Model, "provider": a.o.Provider, "surface": a.o.Platform,
 	}}
 	if a.o.Memory != nil {
-		o.scrub = &memory.StreamScrubber{}
+		o.scrub = &memctx.StreamScrubber{}
 	}
 	return o
 }

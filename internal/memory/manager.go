@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/memory/memctx"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
@@ -144,7 +145,7 @@ func (m *Manager) BeforeTurn(ctx context.Context, sessionID string, turn int, us
 	case nil:
 		return ""
 	case string:
-		return Block(r)
+		return memctx.Block(r)
 	default:
 		m.fail("prefetch", fmt.Errorf("returned %T, not a string; the recall is ignored", recall))
 		return ""
@@ -165,7 +166,7 @@ func (m *Manager) AfterTurn(ctx context.Context, sessionID, userText, assistantT
 	}
 	m.bg.Add(1)
 	m.mu.Unlock()
-	user, assistant := m.o.Redact(userText), m.o.Redact(Scrub(assistantText))
+	user, assistant := m.o.Redact(userText), m.o.Redact(memctx.Scrub(assistantText))
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer m.bg.Done()
@@ -254,7 +255,7 @@ func (m *Manager) PreCompress(ctx context.Context, messages []map[string]any) st
 		out, err = m.o.External.OnPreCompress(ctx, m.redactMessages(messages))
 		return err
 	})
-	return clipRunes(termsafe.Text(out), MaxRecallHead+MaxRecallTail)
+	return clipRunes(termsafe.Text(out), memctx.MaxRecallHead+memctx.MaxRecallTail)
 }
 
 func (m *Manager) redactMessages(ms []map[string]any) []map[string]any {
@@ -263,7 +264,7 @@ func (m *Manager) redactMessages(ms []map[string]any) []map[string]any {
 		c := make(map[string]any, len(msg))
 		for k, v := range msg {
 			if s, ok := v.(string); ok && k == "content" {
-				v = m.o.Redact(Scrub(s))
+				v = m.o.Redact(memctx.Scrub(s))
 			}
 			c[k] = v
 		}

@@ -1,4 +1,6 @@
-package memory
+// Package memctx is the <memory-context> block: how recalled memory is wrapped
+// for a request, and how it is scrubbed from what the model says back.
+package memctx
 
 import (
 	"regexp"
