@@ -3,6 +3,10 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/plugins"
 
 	"github.com/hermes-go/hermes/internal/memory"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
@@ -91,3 +95,55 @@ func (h *Host) attachMemory(ctx context.Context) bool {
 
 // memoryToolsOn reports whether the memory toolset is enabled in this command.
 func (h *Host) memoryToolsOn() bool { return h.tools.allows(&tools.Tool{Toolset: memory.Toolset}) }
+
+// LoadMemoryProvider starts the memory provider plugin called name alone,
+// selected or not (`hermes memory setup` asks it for its config schema), and
+// returns its provider.
+func (h *Host) LoadMemoryProvider(ctx context.Context, name string) (*memory.Remote, error) {
+	p, ok := h.m.Plugin("memory/" + name)
+	if !ok {
+		return nil, Failf("no memory provider '%s' is installed (%s); put it in %s/memory/%s/ or pip-install it",
+			termsafe.Line(name), h.installedProviders(), h.home.PluginsDir(), termsafe.Line(name))
+	}
+	if p.Decision.Status == "disabled" {
+		return nil, Failf("memory provider '%s' is disabled in plugins.disabled; remove it from there first", name)
+	}
+	p.Decision.Load, p.Decision.Error = true, ""
+	if err := h.m.Load(ctx, func(q *plugins.Plugin) bool { return q == p }); err != nil {
+		return nil, err
+	}
+	h.FlushWarnings()
+	if e := p.ErrorText(); e != "" {
+		return nil, Failf("memory provider '%s' failed to load: %s", name, termsafe.Text(e))
+	}
+	r, ok := h.MemoryProvider(name)
+	if !ok {
+		return nil, Failf("plugin memory/%s loaded but registered no memory provider (register(ctx) must call ctx.register_memory_provider(provider), or the module must define a MemoryProvider subclass)", name)
+	}
+	return r, nil
+}
+
+// MemoryProviders are the installed memory provider plugins, sorted by key.
+func (h *Host) MemoryProviders() []*plugins.Plugin {
+	var out []*plugins.Plugin
+	for _, p := range h.m.Plugins() {
+		if p.Candidate.Category == "memory" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (h *Host) installedProviders() string {
+	var names []string
+	for _, p := range h.MemoryProviders() {
+		names = append(names, p.Candidate.ProviderName())
+	}
+	if len(names) == 0 {
+		return "none is installed"
+	}
+	return "installed: " + strings.Join(names, ", ")
+}
+
+// MemorySettings is the memory section of config.yaml as discovery read it.
+func (h *Host) MemorySettings() config.MemorySettings { return h.m.MemorySettings() }

@@ -182,4 +182,5 @@ var builtinCLIVerbs = map[string]bool{
 	"plugins": true, "tools": true, "config": true, "chat": true, "sessions": true, "help": true,
 	"version": true, "completion": true, "demo": true, "gateway": true, "mcp": true, "open-url": true,
 	"setup": true, "update": true, "doctor": true, "model": true, "skills": true, "cron": true,
+	"memory": true,
 }
