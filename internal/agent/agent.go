@@ -25,6 +25,7 @@ import (
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/jsonx"
 	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/memory/memctx"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -100,7 +101,19 @@ type Options struct {
 	AutoCompress bool
 	// PreCompress, when set, adds the memory providers' text to a compaction.
 	PreCompress PreCompressor
-	Now         func() time.Time
+	// Memory is the memory provider's part of a turn (nil: no external provider).
+	Memory Memory
+	Now    func() time.Time
+}
+
+// Memory is what a turn asks of the memory: recall before the first model
+// call, the finished turn handed over after the reply. It never fails a turn.
+type Memory interface {
+	// BeforeTurn runs on_turn_start and prefetch and returns the
+	// <memory-context> block for this turn's requests ("" for none).
+	BeforeTurn(ctx context.Context, sessionID string, turn int, userText string) string
+	// AfterTurn runs sync_turn and queue_prefetch (in the background).
+	AfterTurn(ctx context.Context, sessionID, userText, assistantText string)
 }
 
 // LLMMiddleware is the plugin middleware around model calls (§11.4).
@@ -208,17 +221,22 @@ type Turn struct {
 
 	userAt  int    // the index of this turn's user message in the session
 	context string // what pre_llm_call added to it, for this turn's requests only
+	memory  string // the <memory-context> block, for this turn's requests only
 	partial string // the text streamed by a model call that then failed
 }
 
 // requestMessages is the history as this turn sends it: the session's messages
 // with the pre_llm_call context appended to the turn's user message.
 func (t *Turn) requestMessages(history []llm.Message) []llm.Message {
-	if t.context == "" || t.userAt >= len(history) {
+	if (t.context == "" && t.memory == "") || t.userAt >= len(history) {
 		return history
 	}
 	out := slices.Clone(history)
-	out[t.userAt].Content += "\n\n" + t.context
+	for _, extra := range []string{t.context, t.memory} {
+		if extra != "" {
+			out[t.userAt].Content += "\n\n" + extra
+		}
+	}
 	return out
 }
 
@@ -252,6 +270,10 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 		a.spill(s.ID, &extra)
 		t.context = extra.Text()
 	}
+	// Recalled memory goes the same way: into this turn's requests, never stored.
+	if a.o.Memory != nil {
+		t.memory = a.o.Memory.BeforeTurn(ctx, s.ID, s.Turns, userText)
+	}
 	t.userAt = len(s.Messages)
 	a.add(ctx, s, t, llm.Message{Role: "user", Content: userText})
 
@@ -270,6 +292,9 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 	}
 	if completed {
 		t.Final = final
+		if a.o.Memory != nil {
+			a.o.Memory.AfterTurn(ctx, s.ID, userText, final)
+		}
 	}
 	a.fire(context.WithoutCancel(ctx), hooks.HookOnSessionEnd, map[string]any{
 		"session_id": s.ID, "task_id": s.ID, "turn_id": t.ID, "completed": completed, "failed": err != nil && !interrupted,
@@ -303,7 +328,11 @@ func (a *Agent) loop(ctx context.Context, s *Session, t *Turn, userText string) 
 		msg := resp.Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
-			text := a.transformOutput(ctx, s, msg.Content)
+			text := msg.Content
+			if a.o.Memory != nil {
+				text = memctx.Scrub(text) // an echoed recall is neither shown nor stored
+			}
+			text = a.transformOutput(ctx, s, text)
 			msg.Content = text
 			a.add(ctx, s, t, msg)
 			if a.has(hooks.HookPostLLMCall) { // the history as maps only for a listener

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/internal/memory/memctx"
 	"maps"
 	"strings"
 	"time"
@@ -151,12 +152,18 @@ type streamObserver struct {
 	text   strings.Builder
 	queue  chan string
 	done   chan struct{}
+	// scrub drops <memory-context> spans a model echoes back from the screen.
+	scrub *memctx.StreamScrubber
 }
 
 func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter int) *streamObserver {
-	return &streamObserver{a: a, ctx: context.WithoutCancel(ctx), buffer: a.has(hooks.HookTransformLLMOutput), common: map[string]any{
+	o := &streamObserver{a: a, ctx: context.WithoutCancel(ctx), buffer: a.has(hooks.HookTransformLLMOutput), common: map[string]any{
 		"turn_id": t.ID, "iteration": iter, "session_id": s.ID, "model": a.o.Model, "provider": a.o.Provider, "surface": a.o.Platform,
 	}}
+	if a.o.Memory != nil {
+		o.scrub = &memctx.StreamScrubber{}
+	}
+	return o
 }
 
 func (o *streamObserver) delta(d llm.Delta) {
@@ -177,7 +184,13 @@ func (o *streamObserver) delta(d llm.Delta) {
 	o.text.WriteString(d.Content)
 	if o.a.o.Output != nil && !o.buffer {
 		o.wait.end()
-		o.a.o.Output.Text(d.Content)
+		shown := d.Content
+		if o.scrub != nil {
+			shown = o.scrub.Write(shown)
+		}
+		if shown != "" {
+			o.a.o.Output.Text(shown)
+		}
 	}
 	if o.queue != nil {
 		for {
@@ -213,6 +226,11 @@ func (o *streamObserver) end(resp *llm.Response, err error) {
 		<-o.done
 	}
 	if o.a.o.Output != nil && !o.buffer {
+		if o.scrub != nil {
+			if rest := o.scrub.Flush(); rest != "" {
+				o.a.o.Output.Text(rest)
+			}
+		}
 		o.a.o.Output.Text("\n")
 	}
 	if o.a.has(hooks.HookOnStreamEnd) {

@@ -107,12 +107,28 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0)}
 	out := chatOutput(o.Output, h.f)
+	var mem agent.Memory
+	if h.attachMemory(ctx) {
+		mem = h.memory
+	}
+	memToolsOn := h.memoryToolsOn()
+	sections := func(ctx context.Context, info map[string]any) string {
+		parts := []string{}
+		if b := h.memory.SystemPrompt(ctx, memToolsOn); b != "" {
+			parts = append(parts, b)
+		}
+		if s := h.Registry.RenderSystemPromptSections(ctx, info); s != "" {
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, "\n\n")
+	}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
 		Output: out, Stream: !o.NoStream,
 		SystemPrompt:   defaultSystemPrompt,
-		SystemSections: h.Registry.RenderSystemPromptSections,
+		SystemSections: sections,
+		Memory:         mem,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
 		Middleware:     h.Registry.LLMChains(),
@@ -239,6 +255,8 @@ func (c *Chat) NewSession(ctx context.Context) (string, error) {
 		return "", err
 	}
 	_ = c.store.End(ctx, old)
+	c.h.memory.SessionEnd(ctx, old, messagesForMemory(c.sess.Messages))
+	c.h.memory.SessionSwitch(ctx, id, old, true)
 	if c.hooks.Has(hooks.HookOnSessionFinalize) {
 		c.hooks.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": "cli",
 			"reason": "new_session", "old_session_id": old, "new_session_id": id})
@@ -298,11 +316,25 @@ func (c *Chat) Plugins() []*plugins.Plugin { return c.h.Plugins() }
 // fires, the session is marked ended and state.db closed.
 func (c *Chat) Close() {
 	c.endChat()
+	c.h.memory.SessionEnd(context.Background(), c.sess.ID, messagesForMemory(c.sess.Messages))
+	c.h.memory.Close(context.Background())
 	if c.hooks.Has(hooks.HookOnSessionFinalize) {
 		c.hooks.Fire(context.Background(), hooks.HookOnSessionFinalize, map[string]any{"session_id": c.sess.ID, "platform": "cli", "reason": "exit"})
 	}
 	_ = c.store.End(context.Background(), c.sess.ID)
 	_ = c.store.Close()
+}
+
+// messagesForMemory is a session's history as on_session_end receives it.
+func messagesForMemory(ms []llm.Message) []map[string]any {
+	out := make([]map[string]any, 0, len(ms))
+	for _, m := range ms {
+		if m.Role == "system" {
+			continue
+		}
+		out = append(out, map[string]any{"role": m.Role, "content": m.Content})
+	}
+	return out
 }
 
 // intSetting reads the number at path in config.yaml, def when it is missing

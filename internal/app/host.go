@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/memory"
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/redact"
@@ -37,6 +38,8 @@ type Host struct {
 	// tools is the tool set every call through Pipeline is held to.
 	tools toolGate
 	mcp   hostMCP
+	// memory is the built-in memory and the selected provider (memory.go).
+	memory *memory.Manager
 }
 
 // Host discovers the plugins of this command's HERMES_HOME (it starts none)
@@ -87,6 +90,9 @@ func (f *Factory) Host(ctx context.Context) (*Host, error) {
 		host.Approver.SetHooks(host.Registry.Hooks())
 	}
 	if err := host.registerBuiltinTools(); err != nil {
+		return nil, err
+	}
+	if err := host.newMemory(); err != nil {
 		return nil, err
 	}
 	host.agent.setLLM(host.lazyPluginLLM())

@@ -46,7 +46,9 @@ var tiers = map[string]int{
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,
-	"internal/mcp/server": 3, // hermes as an MCP server: the tool set over the SDK
+	"internal/memory/memctx": 1, // the <memory-context> block and its scrubbers
+	"internal/memory":        4, // the built-in memory, the memory tool, an external provider around turns
+	"internal/mcp/server":    3, // hermes as an MCP server: the tool set over the SDK
 	// 4: policies and services over config.
 	"internal/capability": 4, "internal/approval": 4, "internal/install": 4, "internal/agent": 4,
 	"internal/plugins/runtime/python": 4,
@@ -80,6 +82,7 @@ var cliImports = []string{
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
 	// the pairing store `hermes pairing` edits, and the source it checks a user with
 	"internal/gateway/auth", "internal/gateway/platform",
+	"internal/memory", // the built-in store `hermes memory status` shows
 }
 
 type pkg struct {

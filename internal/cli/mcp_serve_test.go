@@ -309,7 +309,7 @@ func TestMCPServeUnknownToolset(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Fatalf("exit = %v, want 2\nstderr:\n%s", err, stderr.String())
 	}
-	if want := `--toolsets names "nope", which no tool belongs to; the toolsets are: demo, file, other, skills, terminal (or all)`; !strings.Contains(stderr.String(), want) {
+	if want := `--toolsets names "nope", which no tool belongs to; the toolsets are: demo, file, memory, other, skills, terminal (or all)`; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 	// stdout stays protocol only: every line is a JSON-RPC message.

@@ -176,6 +176,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdGateway(f),
 		newCmdOpenURL(f, nil),
 		newCmdHooks(f),
+		newCmdMemory(f),
 	)
 	usageErrors(root)
 	addCompletions(root, f)

@@ -28,7 +28,7 @@ const (
 // statusColour is the colour of a plugin state.
 func statusColour(s string) string {
 	switch s {
-	case "enabled":
+	case "enabled", "active":
 		return ansiGreen
 	case "disabled", "removed":
 		return ansiRed

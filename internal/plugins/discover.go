@@ -29,6 +29,10 @@ func (m *Manager) Discover() error {
 	for _, w := range warns {
 		m.warn("%s", w)
 	}
+	mem, mwarns := config.Memory(doc)
+	for _, w := range mwarns {
+		m.warn("%s", w)
+	}
 	m.reg.Hooks().SetTimeout(settings.HookCallbackTimeout)
 	m.timeout.Store(int64(settings.ToolCallTimeout))
 
@@ -61,7 +65,12 @@ func (m *Manager) Discover() error {
 	}
 	read := metadataFiles{}
 	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled,
-		Removed: removals(m.opts.Home.CacheDir(), cands, read)}
+		Removed: removals(m.opts.Home.CacheDir(), cands, read), MemoryProvider: mem.Provider}
+	m.memory = mem
+	if mem.Provider != "" && !memoryProviderFound(cands, mem.Provider) {
+		m.warn("memory.provider is '%s' but no memory provider of that name is installed (looked for plugins/memory/%s in the bundled, user and project plugin dirs and the %s entry points); using the built-in memory only. See `hermes memory status`.",
+			mem.Provider, mem.Provider, discovery.EntryPointMemoryGroup)
+	}
 	safe := m.SafeMode()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -85,6 +94,22 @@ func (m *Manager) Discover() error {
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
 }
+
+// memoryProviderFound reports whether a memory provider called name was discovered.
+func memoryProviderFound(cands []*discovery.Candidate, name string) bool {
+	for _, c := range cands {
+		if c.Category == discovery.CategoryMemory && c.ProviderName() == name {
+			return true
+		}
+		if c.Category == "" && c.Key == name && c.Manifest != nil && c.Manifest.Kind == "exclusive" {
+			return true
+		}
+	}
+	return false
+}
+
+// MemorySettings returns the memory.* config read by Discover.
+func (m *Manager) MemorySettings() config.MemorySettings { return m.memory }
 
 // warnUnscannedEntryPoints explains an enabled plugin that was not found when
 // the interpreter could not be run, so pip entry points were not looked for:

@@ -94,6 +94,7 @@ type Manager struct {
 	sorted   []*Plugin
 	warnings []string
 	settings config.PluginSettings
+	memory   config.MemorySettings
 	metadata metadataFiles   // install metadata Discover read (see InstallMetadata)
 	loading  map[string]bool // keys being loaded right now (answers has_plugin during register)
 	live     bool            // Load has finished: warnings are logged, not kept (see warn)
@@ -458,7 +459,7 @@ func (m *Manager) start(ctx context.Context, p *Plugin, waitDeps func()) error {
 		return m.startPortable(p)
 	}
 	info := protocol.PluginInfo{
-		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind,
+		ID: c.Key, Name: c.Manifest.Name, Dir: c.Dir, Source: string(c.Source), Kind: c.Manifest.Kind, Category: c.Category,
 		Manifest: manifestForPlugin(c.Manifest),
 	}
 	if c.EntryPoint != nil {

@@ -23,7 +23,12 @@ const (
 	StatusDisabled   = discovery.StatusDisabled
 	StatusNotEnabled = discovery.StatusNotEnabled
 	StatusRemoved    = discovery.StatusRemoved
+	StatusActive     = discovery.StatusActive
+	StatusInactive   = discovery.StatusInactive
 )
+
+// KindOf is the kind a provider category's plugins are listed with ("" for general plugins).
+func KindOf(category string) string { return discovery.KindOf(category) }
 
 // RuntimeKind is how a plugin runs.
 type RuntimeKind string

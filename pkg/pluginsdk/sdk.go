@@ -74,6 +74,9 @@ type Context interface {
 	// RegisterContextReference makes @<Prefix>:<target> in a user's message
 	// expand to what ref.Expand returns (upstream's register_context_reference).
 	RegisterContextReference(ref ContextReference) error
+	// RegisterMemoryProvider offers p as a memory provider (upstream's
+	// register_memory_provider); memory.provider selects it by p.Name().
+	RegisterMemoryProvider(p MemoryProvider) error
 }
 
 // ContextReference is a provider of @<Prefix>:<target> references. Expand

@@ -60,6 +60,7 @@ type server struct {
 	next     int
 	handles  map[string]any
 	unload   []func()
+	memory   map[string]MemoryProvider // RegisterMemoryProvider's, by name
 	stopOnce sync.Once
 	done     chan struct{}
 }
@@ -200,6 +201,13 @@ func (s *server) handle(ctx context.Context, method string, params json.RawMessa
 			return nil, nil
 		}
 		return text, nil
+	case protocol.MethodMemoryInitialize, protocol.MethodMemoryIsAvailable, protocol.MethodMemorySystemPromptBlock,
+		protocol.MethodMemoryPrefetch, protocol.MethodMemoryQueuePrefetch, protocol.MethodMemorySyncTurn,
+		protocol.MethodMemoryToolSchemas, protocol.MethodMemoryToolCall, protocol.MethodMemoryTurnStart,
+		protocol.MethodMemorySessionEnd, protocol.MethodMemorySessionSwitch, protocol.MethodMemoryPreCompress,
+		protocol.MethodMemoryWrite, protocol.MethodMemoryConfigSchema, protocol.MethodMemorySaveConfig,
+		protocol.MethodMemoryUnavailable, protocol.MethodMemoryShutdown:
+		return s.serveMemory(ctx, method, params)
 	case protocol.MethodCheck:
 		var p protocol.CheckCallParams
 		if err := json.Unmarshal(params, &p); err != nil {

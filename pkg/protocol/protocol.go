@@ -139,12 +139,15 @@ type HandlerErrorData struct {
 
 // PluginInfo tells a plugin process who it is.
 type PluginInfo struct {
-	ID       string         `json:"id"` // registry key: manifest name or "<category>/<name>"
-	Name     string         `json:"name"`
-	Dir      string         `json:"dir"`
-	Source   string         `json:"source"` // bundled | user | project | entrypoint
-	Kind     string         `json:"kind"`
-	Module   string         `json:"module,omitempty"` // python: import name (entry points: module path)
+	ID     string `json:"id"` // registry key: manifest name or "<category>/<name>"
+	Name   string `json:"name"`
+	Dir    string `json:"dir"`
+	Source string `json:"source"` // bundled | user | project | entrypoint
+	Kind   string `json:"kind"`
+	Module string `json:"module,omitempty"` // python: import name (entry points: module path)
+	// Category is the provider sub-category the plugin was found in (memory,
+	// context_engine, model-providers); "" for a general plugin.
+	Category string         `json:"category,omitempty"`
 	Manifest map[string]any `json:"manifest"`
 }
 
@@ -593,4 +596,34 @@ type ContextEngineCallParams struct {
 	Name   string         `json:"name"`
 	Method string         `json:"method"`
 	Kwargs map[string]any `json:"kwargs,omitempty"`
+}
+
+// Memory providers (ctx.register_memory_provider). The provider object lives in
+// the plugin's process; the host's agent calls its methods by these names, with
+// MemoryParams: Provider is the registered name, Args the method's keyword
+// arguments by upstream's names (the plugin passes those its method takes).
+const (
+	MethodMemoryInitialize        = "memory.initialize"          // initialize(session_id, **kwargs)
+	MethodMemoryIsAvailable       = "memory.is_available"        // is_available() -> bool
+	MethodMemorySystemPromptBlock = "memory.system_prompt_block" // system_prompt_block() -> str
+	MethodMemoryPrefetch          = "memory.prefetch"            // prefetch(query, session_id) -> str
+	MethodMemoryQueuePrefetch     = "memory.queue_prefetch"      // queue_prefetch(query, session_id)
+	MethodMemorySyncTurn          = "memory.sync_turn"           // sync_turn(user_content, assistant_content, session_id, messages)
+	MethodMemoryToolSchemas       = "memory.tool_schemas"        // get_tool_schemas() -> [schema]
+	MethodMemoryToolCall          = "memory.tool_call"           // handle_tool_call(tool_name, args, **kw) -> str
+	MethodMemoryTurnStart         = "memory.turn_start"          // on_turn_start(turn_number, message, **kw)
+	MethodMemorySessionEnd        = "memory.session_end"         // on_session_end(messages)
+	MethodMemorySessionSwitch     = "memory.session_switch"      // on_session_switch(new_session_id, parent_session_id, reset, rewound)
+	MethodMemoryPreCompress       = "memory.pre_compress"        // on_pre_compress(messages) -> str
+	MethodMemoryWrite             = "memory.memory_write"        // on_memory_write(action, target, content, metadata)
+	MethodMemoryConfigSchema      = "memory.config_schema"       // get_config_schema() -> [field]
+	MethodMemorySaveConfig        = "memory.save_config"         // save_config(values, hermes_home)
+	MethodMemoryUnavailable       = "memory.unavailable_reason"  // unavailable_reason() -> str
+	MethodMemoryShutdown          = "memory.shutdown"            // shutdown()
+)
+
+// MemoryParams address one call to a memory provider.
+type MemoryParams struct {
+	Provider string         `json:"provider"`
+	Args     map[string]any `json:"args,omitempty"`
 }

@@ -12,8 +12,9 @@
 // keeps them out of the general list only in the bundled root; here they are
 // kept out at the top of every source root. The user guide routes
 // ~/.hermes/plugins/memory/<name> and model-providers/<name> to those
-// systems too, and listing them as general plugins (keys like memory/honcho)
-// would offer `plugins enable` for something the general loader never loads.
+// systems too. The provider categories (providers.go) are scanned here as
+// well, as candidates marked with their Category, so they are listed with
+// their kind and gated by their own selection, never by plugins.enabled.
 package discovery
 
 import (
@@ -63,6 +64,9 @@ type Candidate struct {
 	// GitCheckout: a user plugin whose directory holds .git (listed as source "git").
 	GitCheckout bool
 	EntryPoint  *EntryPoint // source entrypoint only
+	// Category is the provider sub-category the plugin was found in (memory,
+	// context_engine, model-providers), "" for a general plugin.
+	Category string
 }
 
 // Builtin is a compiled-in Go plugin, treated as bundled.
@@ -145,6 +149,9 @@ func Discover(opts Options) ([]*Candidate, []Warning) {
 			continue
 		}
 		c, w := scanRoot(r.dir, r.src)
+		all = append(all, c...)
+		warns = append(warns, w...)
+		c, w = scanProviders(r.dir, r.src)
 		all = append(all, c...)
 		warns = append(warns, w...)
 	}

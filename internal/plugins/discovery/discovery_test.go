@@ -114,7 +114,7 @@ func TestScanLayouts(t *testing.T) {
 			warnings: []string{filepath.FromSlash("/cat/sub") + " (no plugin.yaml, depth cap reached)"},
 		},
 		{
-			name: "sub-category directories have their own discovery",
+			name: "sub-category directories are routed to provider discovery",
 			files: map[string]string{
 				"memory/honcho/plugin.yaml":        "name: honcho\n",
 				"context_engine/lcm/plugin.yaml":   "name: lcm\n",
@@ -125,7 +125,9 @@ func TestScanLayouts(t *testing.T) {
 				"general/plugin.yaml":              "name: general\n",
 				"cat/memory/plugin.yaml":           "name: nested-memory-is-fine\n",
 			},
-			wantKeys: []string{"cat/memory", "general"},
+			// cron_providers and computer_use have no discovery here; memory/plugin.yaml
+			// is no provider (a provider is a directory under memory/).
+			wantKeys: []string{"cat/memory", "context_engine/lcm", "general", "memory/honcho", "model-providers/acme"},
 		},
 		{
 			name: "dunder, hidden and non-directory entries are skipped",

@@ -145,15 +145,19 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 		metaRead := false
 		summary := ""
 		for _, ep := range d.eps {
-			if ep.group != EntryPointsGroup {
+			if ep.group != EntryPointsGroup && ep.group != EntryPointMemoryGroup {
 				continue
+			}
+			key := ep.name
+			if ep.group == EntryPointMemoryGroup {
+				key = CategoryMemory + "/" + ep.name
 			}
 			epFile := filepath.Join(d.dir, "entry_points.txt")
 			if !manifest.ValidDirName(ep.name) {
 				warns = append(warns, Warning{Path: epFile, Message: fmt.Sprintf("%s: entry point name %q cannot name a plugin; skipping it", epFile, ep.name)})
 				continue
 			}
-			if prev := byName[ep.name]; prev != nil {
+			if prev := byName[key]; prev != nil {
 				warns = append(warns, Warning{Path: epFile, Message: fmt.Sprintf(
 					"%s: entry point %q of %s is ignored: %s already provides a plugin with that name; uninstall one of them",
 					epFile, ep.name, d.name, prev.EntryPoint.Dist)})
@@ -182,10 +186,13 @@ func scanEntryPoints(sites []string, cacheFile string) ([]*Candidate, []Warning)
 				Raw: map[string]any{"name": ep.name, "version": d.version, "description": summary},
 			}
 			c := &Candidate{
-				Key: ep.name, Manifest: m, Source: SourceEntrypoint, Dir: d.site,
+				Key: key, Manifest: m, Source: SourceEntrypoint, Dir: d.site,
 				EntryPoint: &EntryPoint{Name: ep.name, Value: ep.value, Module: module, Dist: d.name, DistVersion: d.version, Summary: summary},
 			}
-			byName[ep.name] = c
+			if ep.group == EntryPointMemoryGroup {
+				c.Category, m.Kind = CategoryMemory, "exclusive"
+			}
+			byName[key] = c
 			out = append(out, c)
 		}
 	}
@@ -261,7 +268,7 @@ func readEntryPoints(path string) ([]entryLine, []Warning) {
 			group = strings.TrimSpace(line[1 : len(line)-1])
 			continue
 		}
-		if group != EntryPointsGroup && group != EntryPointCapabilitiesGroup {
+		if group != EntryPointsGroup && group != EntryPointCapabilitiesGroup && group != EntryPointMemoryGroup {
 			continue
 		}
 		name, value, ok := strings.Cut(line, "=")

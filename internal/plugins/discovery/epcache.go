@@ -26,7 +26,7 @@ type epCache struct {
 }
 
 // epCacheFormat names what a siteScan records; caches of another format are dropped.
-const epCacheFormat = 3
+const epCacheFormat = 4 // 4: the memory-provider group is kept too
 
 // siteScan is what one site directory held. The lists of every distribution are
 // single newline-joined strings: decoding hundreds of JSON strings would cost more

@@ -13,6 +13,9 @@ type GateConfig struct {
 	// manager matches candidates against the list (their names and install
 	// source) and passes the result in, so discovery needs no catalog.
 	Removed map[string]Removal
+	// MemoryProvider is memory.provider: the one memory provider that loads
+	// ("" = the built-in memory only).
+	MemoryProvider string
 }
 
 // Removal is a plugin the catalog's kill list names.
@@ -74,6 +77,10 @@ const (
 	StatusDisabled   Status = "disabled"
 	StatusNotEnabled Status = "not enabled"
 	StatusRemoved    Status = "removed" // on the catalog's kill list
+	// A provider plugin is active when its category's selection names it
+	// (memory.provider), else inactive: plugins.enabled does not apply to it.
+	StatusActive   Status = "active"
+	StatusInactive Status = "inactive"
 )
 
 // Starts reports whether the plugin is started when plugins load: all of it
@@ -97,6 +104,16 @@ func Decide(c *Candidate, g GateConfig) Decision {
 	switch {
 	case matchAny(names, g.Disabled):
 		return Decision{Status: StatusDisabled, Error: "disabled via config"}
+	case c.Category == CategoryMemory || (c.Category == "" && c.Manifest.Kind == "exclusive" && g.MemoryProvider != "" && g.MemoryProvider == c.Key):
+		// A flat user plugin of kind exclusive may be a memory provider too
+		// (upstream's loader scans the user plugins dir for them).
+		if n := c.ProviderName(); g.MemoryProvider != "" && n == g.MemoryProvider {
+			return Decision{Load: true, Status: StatusActive}
+		}
+		n := c.ProviderName()
+		return Decision{Status: StatusInactive, Error: fmt.Sprintf("memory provider — activate with `hermes memory setup %s` (config: memory.provider: %s)", n, n)}
+	case c.Category == CategoryContextEngine:
+		return Decision{Status: StatusInactive, Error: "context engine — selected by context.engine; this host runs only the built-in compressor so far"}
 	case c.Manifest.Kind == "exclusive":
 		return Decision{Status: StatusNotEnabled, Error: "exclusive plugin — activate via <category>.provider config"}
 	case c.Manifest.Kind == "model-provider":
@@ -126,6 +143,9 @@ func EnabledByConfig(c *Candidate, g GateConfig) bool {
 // loading, enabled when config enables one, else not enabled. Unlike Decide it
 // ignores kinds and sources.
 func ListStatus(c *Candidate, g GateConfig) Status {
+	if c.Category != "" || (c.Manifest != nil && c.Manifest.Kind == "exclusive" && g.MemoryProvider == c.Key) {
+		return Decide(c, g).Status
+	}
 	n := names(c)
 	_, removed := g.removal(c)
 	switch {

@@ -154,9 +154,10 @@ func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherPar
 		return registerPlatform(ctx, s, rp)
 	case "register_approval_transport":
 		return registerApprovalTransport(ctx, s, rp)
-
 	case "register_context_engine":
 		return registerContextEngine(ctx, s, rp)
+	case "register_memory_provider":
+		return registerMemoryProvider(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"
@@ -185,4 +186,5 @@ var builtinCLIVerbs = map[string]bool{
 	"plugins": true, "tools": true, "config": true, "chat": true, "sessions": true, "help": true,
 	"version": true, "completion": true, "demo": true, "gateway": true, "mcp": true, "open-url": true,
 	"setup": true, "update": true, "doctor": true, "model": true, "skills": true, "cron": true,
+	"memory": true,
 }

@@ -136,7 +136,8 @@ type Provider struct {
 	Handle  string         // the plugin's handle for the object's callable, if any
 	Details map[string]any // the registrar's simple keyword arguments
 	// Conn reaches the plugin process holding the object, for slots the host
-	// serves through it (context engines); nil for record-only slots.
+	// serves through it (context engines, memory providers); nil for
+	// record-only slots.
 	Conn PlatformConn
 }
 

@@ -202,6 +202,16 @@ func (r *Registry) AddOther(plugin string, o Other, handle string, details map[s
 	})
 }
 
+// AddProvider records a provider registration whose object is called through
+// the plugin's process (p.Conn), beside its Other row.
+func (r *Registry) AddProvider(plugin string, o Other, p Provider) {
+	p.Plugin = plugin
+	r.add(plugin, func(s *set) {
+		s.other = append(s.other, o)
+		s.providers = append(s.providers, p)
+	})
+}
+
 // AddSubscription records a ctx.subscribe callback.
 func (r *Registry) AddSubscription(plugin string, sub *Subscription) {
 	r.add(plugin, func(s *set) { s.subs = append(s.subs, sub) })

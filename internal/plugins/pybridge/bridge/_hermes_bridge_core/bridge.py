@@ -10,6 +10,7 @@ from . import compat
 from .compat import _install_plugins_alias, _narrow, _no_kwargs, _tool_result
 from .context import _DISPATCH_DEPTH, PluginContext
 from .engines import EngineHost
+from .memory import MemoryHost
 from .platforms import PlatformHost
 from .rpc import PROTOCOL_VERSION, Endpoint, HostError
 
@@ -77,6 +78,9 @@ class Bridge(Endpoint):
         # register_context_engine's engine by name (one per plugin).
         self.context_engines = {}
         self.methods.update(EngineHost(self).methods())
+        # register_memory_provider's providers by name.
+        self.memory_providers = {}
+        self.methods.update(MemoryHost(self).methods())
 
     def call(self, method, params, wait=None):
         """Call the host and wait for its answer (from any thread): Endpoint._call,
@@ -194,6 +198,10 @@ class Bridge(Endpoint):
         else:
             module = self.import_plugin(plugin)
             register = getattr(module, "register", None)
+            if (register is None or not callable(register)) and plugin.get("category") == "memory":
+                from . import memory
+
+                register = lambda ctx: memory.register_default(ctx, module)  # noqa: E731
             if register is None or not callable(register):
                 raise HostError(-32005, "no register() function")
         self.ctx = PluginContext(self, plugin, self.info)

@@ -234,7 +234,6 @@ class _PlatformActions:
 _TRANSPORT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 _OTHER_REGISTRARS = (
-    "register_memory_provider",
     "register_platform_handler", "register_telegram_handler",
     "register_slack_action_handler", "register_system_prompt_section",
     "register_dashboard_auth_provider", "register_image_gen_provider",
@@ -433,6 +432,11 @@ class PluginContext:
         from . import engines
 
         return engines.register(self, engine)
+
+    def register_memory_provider(self, provider):
+        from . import memory
+
+        return memory.register(self, provider)
 
     def _register_other(self, registrar, args, kwargs):
         name = ""
