@@ -129,6 +129,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: sections,
 		Memory:         mem,
+		PreCompress:    preCompressor(mem, h),
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
 		Middleware:     h.Registry.LLMChains(),
@@ -323,6 +324,22 @@ func (c *Chat) Close() {
 	}
 	_ = c.store.End(context.Background(), c.sess.ID)
 	_ = c.store.Close()
+}
+
+// memoryPreCompress hands a compaction's messages to the memory provider
+// (on_pre_compress), whose text the summary then keeps.
+type memoryPreCompress struct{ h *Host }
+
+func (m memoryPreCompress) PreCompress(ctx context.Context, messages []llm.Message) string {
+	return m.h.memory.PreCompress(ctx, messagesForMemory(messages))
+}
+
+// preCompressor is the compaction's memory side when a provider is attached.
+func preCompressor(mem agent.Memory, h *Host) agent.PreCompressor {
+	if mem == nil {
+		return nil
+	}
+	return memoryPreCompress{h}
 }
 
 // messagesForMemory is a session's history as on_session_end receives it.
