@@ -16,17 +16,21 @@ try:
 except Exception:  # no resource module (not Linux): the Go side's time cap still holds
     pass
 
-import ast, json, re, base64, binascii, zlib, codecs, posixpath
-import encodings.rot_13, encodings.hex_codec, encodings.base64_codec, encodings.zlib_codec  # noqa: E401,F401
-import encodings.unicode_escape, encodings.latin_1, encodings.ascii, encodings.utf_8  # noqa: F401
+import ast, json, re, posixpath
+import encodings.latin_1, encodings.ascii, encodings.utf_8  # noqa: E401,F401
 
 _BLOCK = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.fork", "ctypes.", "import",
           "open", "os.spawn", "shutil.", "os.remove", "os.rename", "urllib.")
 
 
+_RELAX = [False]  # while _decoders imports the stdlib decoders (our own import statements only)
+
+
 def _audit(event, args):
     # Nothing past start-up may open a file, a socket or a process, or import a module:
     # the input is hostile and this script must stay a pure function of it.
+    if _RELAX[0]:
+        return
     for b in _BLOCK:
         if event == b or event.startswith(b):
             raise RuntimeError("blocked by the scanner sandbox: " + event)
@@ -59,6 +63,25 @@ class V:
 
 
 UNK = V()
+
+
+_DEC = []
+
+
+def _decoders():
+    """base64, binascii, zlib, codecs (with the codecs decode() looks up), imported
+    the first time a plugin decodes a constant: most plugins never do, and these
+    imports are a sixth of the script's start-up."""
+    if not _DEC:
+        _RELAX[0] = True
+        try:
+            import base64, binascii, zlib, codecs  # noqa: E401
+            import encodings.rot_13, encodings.hex_codec, encodings.base64_codec  # noqa: E401,F401
+            import encodings.zlib_codec, encodings.unicode_escape  # noqa: E401,F401
+        finally:
+            _RELAX[0] = False
+        _DEC.extend((base64, binascii, zlib, codecs))
+    return _DEC
 
 
 def cp(v, **kw):
@@ -1206,6 +1229,7 @@ class Analyzer:
             return V(t=a0.t, dec=how)
         data = a0.c
         try:
+            base64, binascii, zlib, codecs = _decoders()
             if how == "zlib" or how == "gzip":
                 b = data if isinstance(data, bytes) else data.encode("latin-1")
                 wbits = args[1].c if len(args) > 1 and isinstance(args[1].c, int) else (31 if how == "gzip" else 15)
