@@ -16,7 +16,37 @@ try:
 except Exception:  # no resource module (not Linux): the Go side's time cap still holds
     pass
 
-import ast, json, re, posixpath
+import _ast as ast  # the node classes; ast.py itself would import contextlib and collections, a third of start-up
+import json, re, posixpath
+
+
+def _parse(source, filename="<unknown>"):
+    return compile(source, filename, "exec", ast.PyCF_ONLY_AST)
+
+
+def _iter_child_nodes(node):
+    for name in node._fields:
+        field = getattr(node, name, None)
+        if isinstance(field, ast.AST):
+            yield field
+        elif isinstance(field, list):
+            for item in field:
+                if isinstance(item, ast.AST):
+                    yield item
+
+
+def _walk(node):
+    # Breadth first, as ast.walk.
+    todo = [node]
+    i = 0
+    while i < len(todo):
+        n = todo[i]
+        i += 1
+        todo.extend(_iter_child_nodes(n))
+        yield n
+
+
+ast.parse, ast.iter_child_nodes, ast.walk = _parse, _iter_child_nodes, _walk
 import encodings.latin_1, encodings.ascii, encodings.utf_8  # noqa: E401,F401
 
 _BLOCK = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.fork", "ctypes.", "import",

@@ -191,7 +191,7 @@ func TestPythonSandboxCaps(t *testing.T) {
 	}
 
 	// The script's own memory cap (its first lines), then an allocation past it.
-	head, _, ok := strings.Cut(saved, "\nimport ast")
+	head, _, ok := strings.Cut(saved, "\nimport _ast")
 	if !ok {
 		t.Fatal("pyscan.py no longer starts with its resource limits")
 	}
