@@ -110,7 +110,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
 		Output: chatOutput(o.Output, h.f), Stream: !o.NoStream,
-		SystemPrompt:   defaultSystemPrompt,
+		SystemPrompt:   systemPrompt(h.home.Dir, h.f.Cwd, h.f.Warn),
 		SystemSections: h.Registry.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,16 @@ func parseContextRefs(msg string, known map[string]*registry.ContextRef) []conte
 		for j < len(msg) && (isLetter(msg[j]) || j > i+1 && (isDigit(msg[j]) || msg[j] == '_' || msg[j] == '-')) {
 			j++
 		}
-		if j == i+1 || j >= len(msg) || msg[j] != ':' {
+		if j == i+1 {
+			continue
+		}
+		if j >= len(msg) || msg[j] != ':' {
+			// @diff and @staged take no value.
+			word := strings.ToLower(msg[i+1 : j])
+			if bare, ok := known[word]; ok && bareRefs[word] && bare != nil && (j >= len(msg) || !refBlocksAt(msg[j])) {
+				out = append(out, contextRef{raw: msg[i:j], prefix: word})
+				i = j - 1
+			}
 			continue
 		}
 		prefix := strings.ToLower(msg[i+1 : j])
@@ -52,7 +62,7 @@ func parseContextRefs(msg string, known map[string]*registry.ContextRef) []conte
 		if end == start {
 			continue
 		}
-		if _, ok := known[prefix]; ok {
+		if _, ok := known[prefix]; ok && !bareRefs[prefix] {
 			raw := msg[i:end]
 			value := strings.TrimRight(msg[start:end], refTrailingPunct)
 			raw = raw[:len(raw)-(end-start-len(value))]
@@ -129,9 +139,13 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 			defer cancel()
 			text, ok, err := known[ref.prefix].Expand(cctx, ref.target)
 			switch {
+			case err != nil && builtinRefNames[ref.prefix]:
+				results[i].warning = fmt.Sprintf("%s: %v", ref.raw, err)
 			case err != nil:
 				results[i].warning = fmt.Sprintf("%s: plugin expansion error: %v", ref.raw, err)
 			case !ok:
+			case (len(text) > budget || roughTokens(text) > hard) && builtinRefNames[ref.prefix]:
+				results[i].block = fmt.Sprintf("📎 %s (approximately %d tokens) — too large to inline safely. Not inlined: name a line range (@file:path:N-M) or a smaller target.", ref.raw, roughTokens(text))
 			case len(text) > budget || roughTokens(text) > hard:
 				results[i].block = fmt.Sprintf("📎 %s (approximately %d tokens) — too large to inline safely. Plugin content not inlined. Query the provider with a narrower target instead of loading the full result.", ref.raw, roughTokens(text))
 			default:
@@ -170,10 +184,11 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 // expandReferences expands the plugin @ references of a user message and warns
 // the user about each one that failed.
 func (c *Chat) expandReferences(ctx context.Context, input string) string {
-	known := c.h.Registry.ContextRefs()
-	if len(known) == 0 || !strings.Contains(input, "@") {
+	if !strings.Contains(input, "@") {
 		return input
 	}
+	known := c.h.Registry.ContextRefs()
+	maps.Copy(known, c.h.builtinRefs()) // plugins cannot claim these prefixes; builtins win regardless
 	out, warnings := expandContextRefs(ctx, input, known, c.contextLen)
 	for _, w := range warnings {
 		c.h.f.Warn(w)
