@@ -62,6 +62,14 @@ type Chat struct {
 	endChat func()
 	// contextLen is model.context_length (0: unknown), the base of the @ reference caps.
 	contextLen int
+	// What /model needs to build another client: the model section and .env.
+	modelSection map[string]any
+	dotenv       map[string]string
+	provider     string
+	// pricing is model.pricing: USD per million tokens, by model name.
+	pricing map[string]ModelPrice
+	// lastInput is the last message as the user typed it (before @ expansion), for /retry.
+	lastInput, lastSent string
 }
 
 const defaultSystemPrompt = `You are Hermes, an AI agent working on the user's machine through tools.
@@ -105,7 +113,12 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0)}
+	pricing, err := parsePricing(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0),
+		modelSection: modelSection, dotenv: dotenv, provider: lcfg.Provider, pricing: pricing}
 	ag := agent.New(agent.Options{
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
@@ -211,8 +224,13 @@ func (c *Chat) Streams() bool { return c.ag.Streams() }
 // Run runs one turn of the current session; cancelling ctx interrupts it
 // (ErrInterrupted), keeping what was said so far.
 func (c *Chat) Run(ctx context.Context, input string) (*Turn, error) {
-	input = c.expandReferences(ctx, input)
-	return c.ag.Run(ctx, c.sess, input)
+	sent := c.expandReferences(ctx, input)
+	c.lastInput, c.lastSent = input, sent
+	t, err := c.ag.Run(ctx, c.sess, sent)
+	if t != nil {
+		c.recordUsage(ctx, t)
+	}
+	return t, err
 }
 
 // NewSession ends the current session and starts another: finalize the old
