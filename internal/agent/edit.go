@@ -12,6 +12,10 @@ func (a *Agent) SetModel(model, provider, baseURL string) {
 	a.o.Model, a.o.Provider, a.o.BaseURL = model, provider, baseURL
 }
 
+// SetSystemPrompt replaces the base system prompt of sessions started from
+// now on (a resumed session keeps the one it was stored with).
+func (a *Agent) SetSystemPrompt(p string) { a.o.SystemPrompt = p }
+
 // UserIndex is the index in the session of the turn's user message.
 func (t *Turn) UserIndex() int { return t.userAt }
 

@@ -68,6 +68,9 @@ type Chat struct {
 	provider     string
 	// pricing is model.pricing: USD per million tokens, by model name.
 	pricing map[string]ModelPrice
+	// promptLoaded: the context files were read into the agent's system
+	// prompt (a resumed session reads them only when /new starts another).
+	promptLoaded bool
 	// lastInput is the last message as the user typed it (before @ expansion), for /retry.
 	lastInput, lastSent string
 }
@@ -123,7 +126,6 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
 		Output: chatOutput(o.Output, h.f), Stream: !o.NoStream,
-		SystemPrompt:   systemPrompt(h.home.Dir, h.f.Cwd, h.f.Warn),
 		SystemSections: h.Registry.RenderSystemPromptSections,
 		HookOutputDir:  filepath.Join(h.home.Dir, "hook_outputs"),
 		MaxIterations:  intSetting(cfg, []string{"agent", "max_turns"}, 90),
@@ -197,11 +199,21 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 			return err
 		}
 		c.ag.SetRecorder(store)
+		c.loadSystemPrompt()
 		c.sess = c.ag.NewSession(ctx, id)
 	}
 	c.store = store
 	c.setSessionKey()
 	return nil
+}
+
+// loadSystemPrompt reads SOUL.md and the project context file into the
+// system prompt of the sessions started from now on, once per chat.
+func (c *Chat) loadSystemPrompt() {
+	if !c.promptLoaded {
+		c.ag.SetSystemPrompt(systemPrompt(c.h.home.Dir, c.h.f.Cwd, c.h.f.Warn))
+		c.promptLoaded = true
+	}
 }
 
 // setSessionKey makes "allow for this session" answers of the approval prompt
@@ -250,6 +262,7 @@ func (c *Chat) NewSession(ctx context.Context) (string, error) {
 	if c.hooks.Has(hooks.HookOnSessionReset) {
 		c.hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
+	c.loadSystemPrompt()
 	c.sess = c.ag.NewSession(ctx, id)
 	c.setSessionKey()
 	return id, nil

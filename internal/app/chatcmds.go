@@ -170,6 +170,8 @@ func (c *Chat) SwitchModel(ctx context.Context, spec string) error {
 	}
 	c.ag.SetClient(client)
 	c.ag.SetModel(lcfg.Model, lcfg.Provider, lcfg.BaseURL)
+	// Plugins' ctx.llm calls without a task of their own follow the chat's model.
+	c.h.agent.setLLM(c.h.pluginLLM(client, lcfg).Serve)
 	c.model, c.provider, c.modelSection = lcfg.Model, lcfg.Provider, section
 	return nil
 }

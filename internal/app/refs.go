@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // @ context references from plugins (upstream agent/context_references.py):
@@ -111,12 +112,13 @@ func unquoteRef(v string) string {
 
 func roughTokens(s string) int { return (len(s) + charsPerToken - 1) / charsPerToken }
 
-// expandContextRefs returns msg with the expansions attached, and the warnings
-// (also attached, so the model knows a reference failed).
-func expandContextRefs(ctx context.Context, msg string, known map[string]*registry.ContextRef, contextLen int) (string, []string) {
+// expandContextRefs returns msg with the expansions attached, the warnings
+// (also attached, so the model knows a reference failed) and a chip for each
+// reference attached (what the user is shown: the reference and its size).
+func expandContextRefs(ctx context.Context, msg string, known map[string]*registry.ContextRef, contextLen int) (string, []string, []string) {
 	refs := parseContextRefs(msg, known)
 	if len(refs) == 0 {
-		return msg, nil
+		return msg, nil, nil
 	}
 	var warnings []string
 	if len(refs) > maxRefsPerMessage {
@@ -128,7 +130,7 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 	}
 	hard, soft := max(1, contextLen/2), max(1, contextLen/4)
 	budget := hard*charsPerToken + inlineBytesSlack
-	type result struct{ warning, block string }
+	type result struct{ warning, block, chip string }
 	results := make([]result, len(refs))
 	var wg sync.WaitGroup
 	for i, ref := range refs {
@@ -150,11 +152,12 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 				results[i].block = fmt.Sprintf("📎 %s (approximately %d tokens) — too large to inline safely. Plugin content not inlined. Query the provider with a narrower target instead of loading the full result.", ref.raw, roughTokens(text))
 			default:
 				results[i].block = fmt.Sprintf("📌 %s (%d tokens)\n%s", ref.raw, roughTokens(text), text)
+				results[i].chip = fmt.Sprintf("%s (%d tokens)", ref.raw, roughTokens(text))
 			}
 		}()
 	}
 	wg.Wait()
-	var blocks []string
+	var blocks, chips []string
 	injected := 0
 	for _, r := range results {
 		if r.warning != "" {
@@ -164,10 +167,13 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 			blocks = append(blocks, r.block)
 			injected += roughTokens(r.block)
 		}
+		if r.chip != "" {
+			chips = append(chips, r.chip)
+		}
 	}
 	if injected > hard {
 		warnings = append(warnings, fmt.Sprintf("@ context injection refused: %d tokens exceeds the 50%% hard limit (%d).", injected, hard))
-		blocks = nil
+		blocks, chips = nil, nil
 	} else if injected > soft {
 		warnings = append(warnings, fmt.Sprintf("@ context injection warning: %d tokens exceeds the 25%% soft limit (%d).", injected, soft))
 	}
@@ -178,7 +184,7 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 	if len(blocks) > 0 {
 		out += "\n\n" + refAttachmentHeader + "\n\n" + strings.Join(blocks, "\n\n")
 	}
-	return strings.TrimSpace(out), warnings
+	return strings.TrimSpace(out), warnings, chips
 }
 
 // expandReferences expands the plugin @ references of a user message and warns
@@ -189,9 +195,12 @@ func (c *Chat) expandReferences(ctx context.Context, input string) string {
 	}
 	known := c.h.Registry.ContextRefs()
 	maps.Copy(known, c.h.builtinRefs()) // plugins cannot claim these prefixes; builtins win regardless
-	out, warnings := expandContextRefs(ctx, input, known, c.contextLen)
+	out, warnings, chips := expandContextRefs(ctx, input, known, c.contextLen)
 	for _, w := range warnings {
 		c.h.f.Warn(w)
+	}
+	for _, chip := range chips {
+		fmt.Fprintf(c.h.f.IO.Err, "📎 attached %s\n", termsafe.Line(chip))
 	}
 	return out
 }

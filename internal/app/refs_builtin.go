@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
@@ -215,36 +215,26 @@ func (r refRoot) gitText(ctx context.Context, empty string, args ...string) (str
 	return fence(out), true, nil
 }
 
-// runGit runs git in dir (contained by the reaper) and returns its output.
+// runGit runs git in dir with the installer's hardening (no hooks, no
+// fsmonitor, no prompts: the repository may be anyone's) and returns its output.
 func (h *Host) runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "-c", "color.ui=never"}, args...)...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, n: maxGitOutputBytes}, &limitedBuffer{b: &errb, n: 4096}
-	if err := h.f.Reaper().Run(cmd); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if errors.Is(err, exec.ErrNotFound) {
-			return "", errors.New("git is not installed")
+	g := &install.Git{Env: h.f.Env, Reaper: h.f.procs}
+	out, err := g.Run(ctx, dir, nil, nil, append([]string{"--no-pager", "-c", "color.ui=never"}, args...)...)
+	if err != nil {
+		var ge *install.GitError
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "" {
+			if strings.Contains(strings.ToLower(ge.Stderr), "not a git repository") {
+				return "", fmt.Errorf("git %s failed: %s is not inside a git repository", args[0], dir)
+			}
+			first, _, _ := strings.Cut(strings.TrimSpace(ge.Stderr), "\n")
+			return "", fmt.Errorf("git %s failed: %s", args[0], first)
 		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s failed: %s", args[0], msg)
+		return "", fmt.Errorf("git %s failed: %w", args[0], err)
 	}
-	return out.String(), nil
-}
-
-// limitedBuffer keeps the first n bytes written and drops the rest.
-type limitedBuffer struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
+	if len(out) > maxGitOutputBytes {
+		out = out[:maxGitOutputBytes] + "\n[... git output cut at the size limit]"
 	}
-	return len(p), nil
+	return out, nil
 }
 
 // fence puts text in a code fence long enough not to be closed by it.

@@ -66,7 +66,7 @@ func TestExpandContextRefsCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warnings := expandContextRefs(context.Background(), tt.msg, known, tt.ctxLen)
+			got, warnings, _ := expandContextRefs(context.Background(), tt.msg, known, tt.ctxLen)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("result lacks %q:\n%s", w, got)
