@@ -63,7 +63,11 @@ func (c *Chat) recordUsage(ctx context.Context, t *Turn) {
 	if t.APICalls == 0 {
 		return
 	}
-	u := session.TurnUsage{MessageSeq: t.UserIndex() + 1, Model: c.model, APICalls: t.APICalls,
+	seq, err := c.store.Sessions().LastUserSeq(context.WithoutCancel(ctx), c.sess.ID)
+	if err != nil || seq == 0 {
+		seq = t.UserIndex() + 1
+	}
+	u := session.TurnUsage{MessageSeq: seq, Model: c.model, APICalls: t.APICalls,
 		PromptTokens: t.Usage.PromptTokens, CompletionTokens: t.Usage.CompletionTokens, TotalTokens: t.Usage.TotalTokens}
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
@@ -92,11 +96,15 @@ var ErrNothingToUndo = errors.New("nothing to undo: the session has no message y
 // it) from the session and from state.db; it returns the dropped message as
 // the user typed it.
 func (c *Chat) Undo(ctx context.Context) (string, error) {
-	idx, text, ok := c.sess.DropLastExchange()
-	if !ok {
+	seq, err := c.store.Sessions().LastUserSeq(ctx, c.sess.ID)
+	if err != nil {
+		return "", err
+	}
+	_, text, ok := c.sess.DropLastExchange()
+	if !ok || seq == 0 {
 		return "", ErrNothingToUndo
 	}
-	if err := c.store.Sessions().TruncateFrom(ctx, c.sess.ID, idx+1); err != nil {
+	if err := c.store.Sessions().TruncateFrom(ctx, c.sess.ID, seq); err != nil {
 		return "", err
 	}
 	if text == c.lastSent && c.lastInput != "" {

@@ -74,3 +74,12 @@ func (s *Store) TruncateFrom(ctx context.Context, id string, seq int) error {
 		return err
 	}))
 }
+
+// LastUserSeq is the seq of the last user message of session id (0: none).
+// It is the store's own count: a resumed session's history in memory may hold
+// repaired messages the store does not.
+func (s *Store) LastUserSeq(ctx context.Context, id string) (int, error) {
+	var seq int
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ? AND role = 'user'`, id).Scan(&seq)
+	return seq, s.wrap("reading messages", err)
+}

@@ -40,6 +40,9 @@ func TestUsageAndTruncate(t *testing.T) {
 		t.Fatalf("Usage = %+v, %v", got, err)
 	}
 
+	if seq, err := s.LastUserSeq(ctx, id); err != nil || seq != 2 {
+		t.Fatalf("LastUserSeq = %d, %v; want 2", seq, err)
+	}
 	// Truncating from seq 2 drops the second message and the usage of seq 3.
 	if err := s.TruncateFrom(ctx, id, 2); err != nil {
 		t.Fatal(err)
