@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/app"
-	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
@@ -103,9 +102,9 @@ func (cs *chatSession) recap() {
 	for _, m := range msgs[start:] {
 		switch {
 		case m.Role == "user":
-			lines = append(lines, "  you:    "+cs.chat.Redact(recapText(m)))
+			lines = append(lines, "  you:    "+cs.chat.Redact(recapText(m.Content)))
 		case m.Role == "assistant" && m.Content != "":
-			lines = append(lines, "  hermes: "+cs.chat.Redact(recapText(m)))
+			lines = append(lines, "  hermes: "+cs.chat.Redact(recapText(m.Content)))
 		case m.Role == "assistant":
 			var names []string
 			for _, c := range m.ToolCalls {
@@ -124,8 +123,8 @@ func (cs *chatSession) recap() {
 	}
 }
 
-func recapText(m llm.Message) string {
-	text, _, _ := strings.Cut(m.Content, "\n\n--- ") // not the attached context
+func recapText(content string) string {
+	text, _, _ := strings.Cut(content, "\n\n--- ") // not the attached context
 	return truncate(oneLine(text), 100)
 }
 
