@@ -141,11 +141,14 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	}
 	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{},
 		usage: map[string]llm.Usage{}, maxLive: intSetting(cfg, []string{"gateway", "max_live_sessions"}, defaultMaxLive)}
+	// SOUL.md is the instance's identity on every platform; the project
+	// context files belong to a chat started in a project, not to the gateway.
+	soul := loadSoul(h.home.Dir, h.f.Warn)
 	g.engine.newAgent = func(pl string) *agent.Agent {
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,
-			SystemPrompt: defaultSystemPrompt, SystemSections: h.Registry.RenderSystemPromptSections,
+			SystemPrompt: soul, SystemSections: h.Registry.RenderSystemPromptSections,
 			HookOutputDir: filepath.Join(h.home.Dir, "hook_outputs"),
 			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
 			Middleware:    h.Registry.LLMChains(),
