@@ -60,25 +60,32 @@ func toFloat(v any) (float64, bool) {
 
 // recordUsage stores the token usage of turn t in state.db.
 func (c *Chat) recordUsage(ctx context.Context, t *Turn) {
-	if t.APICalls == 0 {
-		return
+	if err := storeTurnUsage(ctx, c.store.Sessions(), c.sess.ID, c.model, c.pricing, t); err != nil {
+		c.h.f.Warn("could not record the turn's token usage: " + err.Error())
 	}
-	seq, err := c.store.Sessions().LastUserSeq(context.WithoutCancel(ctx), c.sess.ID)
+}
+
+// storeTurnUsage records what turn t of session id used, priced by pricing
+// when it names model. A turn that never reached the model records nothing.
+func storeTurnUsage(ctx context.Context, st *session.Store, id, model string, pricing map[string]ModelPrice, t *Turn) error {
+	if t.APICalls == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	seq, err := st.LastUserSeq(ctx, id)
 	if err != nil || seq == 0 {
 		seq = t.UserIndex() + 1
 	}
-	u := session.TurnUsage{MessageSeq: seq, Model: c.model, APICalls: t.APICalls,
+	u := session.TurnUsage{MessageSeq: seq, Model: model, APICalls: t.APICalls,
 		PromptTokens: t.Usage.PromptTokens, CompletionTokens: t.Usage.CompletionTokens, TotalTokens: t.Usage.TotalTokens}
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
-	if p, ok := c.pricing[c.model]; ok {
+	if p, ok := pricing[model]; ok {
 		cost := p.Cost(t.Usage)
 		u.CostUSD = &cost
 	}
-	if err := c.store.Sessions().RecordUsage(context.WithoutCancel(ctx), c.sess.ID, u); err != nil {
-		c.h.f.Warn("could not record the turn's token usage: " + err.Error())
-	}
+	return st.RecordUsage(ctx, id, u)
 }
 
 // Usage is the token usage of each turn of the current session, oldest first.
