@@ -166,7 +166,7 @@ func (c *Chat) SwitchModel(ctx context.Context, spec string) error {
 			if m == "" {
 				return fmt.Errorf("/model %s names a provider but no model: /model %s:NAME", spec, p)
 			}
-			if cur, _ := section["provider"].(string); !strings.EqualFold(cur, name) {
+			if !strings.EqualFold(c.provider, name) {
 				delete(section, "base_url")
 				delete(section, "api_key")
 			}
