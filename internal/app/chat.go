@@ -62,6 +62,17 @@ type Chat struct {
 	endChat func()
 	// contextLen is model.context_length (0: unknown), the base of the @ reference caps.
 	contextLen int
+	// What /model needs to build another client: the model section and .env.
+	modelSection map[string]any
+	dotenv       map[string]string
+	provider     string
+	// pricing is model.pricing: USD per million tokens, by model name.
+	pricing map[string]ModelPrice
+	// promptLoaded: the context files were read into the agent's system
+	// prompt (a resumed session reads them only when /new starts another).
+	promptLoaded bool
+	// lastInput is the last message as the user typed it (before @ expansion), for /retry.
+	lastInput, lastSent string
 }
 
 const defaultSystemPrompt = `You are Hermes, an AI agent working on the user's machine through tools.
@@ -105,7 +116,12 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0)}
+	pricing, err := parsePricing(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0),
+		modelSection: modelSection, dotenv: dotenv, provider: lcfg.Provider, pricing: pricing}
 	out := chatOutput(o.Output, h.f)
 	var mem agent.Memory
 	if h.attachMemory(ctx) {
@@ -126,7 +142,6 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 		Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 		Pipeline: h.Pipeline(), Hooks: c.hooks, Platform: "cli",
 		Output: out, Stream: !o.NoStream,
-		SystemPrompt:   defaultSystemPrompt,
 		SystemSections: sections,
 		Memory:         mem,
 		PreCompress:    preCompressor(mem, h),
@@ -204,11 +219,21 @@ func (c *Chat) open(ctx context.Context, resume string) error {
 			return err
 		}
 		c.ag.SetRecorder(store)
+		c.loadSystemPrompt()
 		c.sess = c.ag.NewSession(ctx, id)
 	}
 	c.store = store
 	c.setSessionKey()
 	return nil
+}
+
+// loadSystemPrompt reads SOUL.md and the project context file into the
+// system prompt of the sessions started from now on, once per chat.
+func (c *Chat) loadSystemPrompt() {
+	if !c.promptLoaded {
+		c.ag.SetSystemPrompt(systemPrompt(c.h.home.Dir, c.h.f.Cwd, c.h.f.Warn))
+		c.promptLoaded = true
+	}
 }
 
 // setSessionKey makes "allow for this session" answers of the approval prompt
@@ -231,8 +256,13 @@ func (c *Chat) Streams() bool { return c.ag.Streams() }
 // Run runs one turn of the current session; cancelling ctx interrupts it
 // (ErrInterrupted), keeping what was said so far.
 func (c *Chat) Run(ctx context.Context, input string) (*Turn, error) {
-	input = c.expandReferences(ctx, input)
-	return c.ag.Run(ctx, c.sess, input)
+	sent := c.expandReferences(ctx, input)
+	c.lastInput, c.lastSent = input, sent
+	t, err := c.ag.Run(ctx, c.sess, sent)
+	if t != nil {
+		c.recordUsage(ctx, t)
+	}
+	return t, err
 }
 
 // Compaction is what one /compress did.
@@ -265,6 +295,7 @@ func (c *Chat) NewSession(ctx context.Context) (string, error) {
 	if c.hooks.Has(hooks.HookOnSessionReset) {
 		c.hooks.Fire(ctx, hooks.HookOnSessionReset, map[string]any{"session_id": id, "platform": "cli", "reason": "new_session"})
 	}
+	c.loadSystemPrompt()
 	c.sess = c.ag.NewSession(ctx, id)
 	c.setSessionKey()
 	return id, nil

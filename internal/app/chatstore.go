@@ -19,6 +19,8 @@ type chatStore interface {
 	History(ctx context.Context, id string) (string, []llm.Message, error)
 	End(ctx context.Context, id string) error
 	Close() error
+	// Sessions is the store itself, for what the chat's commands read and edit.
+	Sessions() *session.Store
 }
 
 // sessionRecorder persists a chat in $HERMES_HOME/state.db.
@@ -76,6 +78,8 @@ func (r sessionRecorder) RecordToolCall(ctx context.Context, id string, rec agen
 func (r sessionRecorder) End(ctx context.Context, id string) error { return r.s.EndSession(ctx, id) }
 
 func (r sessionRecorder) Close() error { return r.s.Close() }
+
+func (r sessionRecorder) Sessions() *session.Store { return r.s }
 
 // ChatTranscript is what the turns of one `hermes chat -q` said, as --json
 // prints it.

@@ -122,6 +122,11 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, err
 	}
+	pricing, err := parsePricing(cfg)
+	if err != nil {
+		restoreTools()
+		return nil, err
+	}
 	endAgent := h.Chat(client, lcfg, nil)
 	g.end = func() { endAgent(); restoreTools() }
 
@@ -140,12 +145,15 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		return nil, err
 	}
 	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{},
-		usage: map[string]llm.Usage{}, maxLive: intSetting(cfg, []string{"gateway", "max_live_sessions"}, defaultMaxLive)}
+		usage: map[string]llm.Usage{}, pricing: pricing, maxLive: intSetting(cfg, []string{"gateway", "max_live_sessions"}, defaultMaxLive)}
+	// SOUL.md is the instance's identity on every platform; the project
+	// context files belong to a chat started in a project, not to the gateway.
+	soul := loadSoul(h.home.Dir, h.f.Warn)
 	g.engine.newAgent = func(pl string) *agent.Agent {
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,
-			SystemPrompt: defaultSystemPrompt, SystemSections: h.Registry.RenderSystemPromptSections,
+			SystemPrompt: soul, SystemSections: h.Registry.RenderSystemPromptSections,
 			HookOutputDir: filepath.Join(h.home.Dir, "hook_outputs"),
 			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
 			Middleware:    h.Registry.LLMChains(),
@@ -343,6 +351,7 @@ type gatewayEngine struct {
 	agents   map[string]*agent.Agent // per platform: the platform is in every hook payload
 	sessions map[string]*gwSession
 	usage    map[string]llm.Usage // per key, this process's turns
+	pricing  map[string]ModelPrice
 	clock    int64
 	// maxLive bounds the conversations kept in memory; an idle one beyond it
 	// is dropped and read again from state.db at its next message.
@@ -459,6 +468,9 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 		e.mu.Unlock()
 		res.Usage = t.Usage
 		res.Reply = e.h.Redact(t.Final)
+		if uerr := storeTurnUsage(ctx, e.store, gs.s.ID, e.model, e.pricing, t); uerr != nil {
+			e.h.f.Logger().Warn("could not record the turn's token usage", "session", gs.s.ID, "error", uerr)
+		}
 	}
 	// Runs with this session still locked: it is the newest, never the one dropped.
 	defer e.evict()

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
 // @ context references from plugins (upstream agent/context_references.py):
@@ -43,7 +45,16 @@ func parseContextRefs(msg string, known map[string]*registry.ContextRef) []conte
 		for j < len(msg) && (isLetter(msg[j]) || j > i+1 && (isDigit(msg[j]) || msg[j] == '_' || msg[j] == '-')) {
 			j++
 		}
-		if j == i+1 || j >= len(msg) || msg[j] != ':' {
+		if j == i+1 {
+			continue
+		}
+		if j >= len(msg) || msg[j] != ':' {
+			// @diff and @staged take no value.
+			word := strings.ToLower(msg[i+1 : j])
+			if bare, ok := known[word]; ok && bareRefs[word] && bare != nil && (j >= len(msg) || !refBlocksAt(msg[j])) {
+				out = append(out, contextRef{raw: msg[i:j], prefix: word})
+				i = j - 1
+			}
 			continue
 		}
 		prefix := strings.ToLower(msg[i+1 : j])
@@ -52,7 +63,7 @@ func parseContextRefs(msg string, known map[string]*registry.ContextRef) []conte
 		if end == start {
 			continue
 		}
-		if _, ok := known[prefix]; ok {
+		if _, ok := known[prefix]; ok && !bareRefs[prefix] {
 			raw := msg[i:end]
 			value := strings.TrimRight(msg[start:end], refTrailingPunct)
 			raw = raw[:len(raw)-(end-start-len(value))]
@@ -101,12 +112,13 @@ func unquoteRef(v string) string {
 
 func roughTokens(s string) int { return (len(s) + charsPerToken - 1) / charsPerToken }
 
-// expandContextRefs returns msg with the expansions attached, and the warnings
-// (also attached, so the model knows a reference failed).
-func expandContextRefs(ctx context.Context, msg string, known map[string]*registry.ContextRef, contextLen int) (string, []string) {
+// expandContextRefs returns msg with the expansions attached, the warnings
+// (also attached, so the model knows a reference failed) and a chip for each
+// reference attached (what the user is shown: the reference and its size).
+func expandContextRefs(ctx context.Context, msg string, known map[string]*registry.ContextRef, contextLen int) (string, []string, []string) {
 	refs := parseContextRefs(msg, known)
 	if len(refs) == 0 {
-		return msg, nil
+		return msg, nil, nil
 	}
 	var warnings []string
 	if len(refs) > maxRefsPerMessage {
@@ -118,7 +130,7 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 	}
 	hard, soft := max(1, contextLen/2), max(1, contextLen/4)
 	budget := hard*charsPerToken + inlineBytesSlack
-	type result struct{ warning, block string }
+	type result struct{ warning, block, chip string }
 	results := make([]result, len(refs))
 	var wg sync.WaitGroup
 	for i, ref := range refs {
@@ -129,18 +141,23 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 			defer cancel()
 			text, ok, err := known[ref.prefix].Expand(cctx, ref.target)
 			switch {
+			case err != nil && builtinRefNames[ref.prefix]:
+				results[i].warning = fmt.Sprintf("%s: %v", ref.raw, err)
 			case err != nil:
 				results[i].warning = fmt.Sprintf("%s: plugin expansion error: %v", ref.raw, err)
 			case !ok:
+			case (len(text) > budget || roughTokens(text) > hard) && builtinRefNames[ref.prefix]:
+				results[i].block = fmt.Sprintf("📎 %s (approximately %d tokens) — too large to inline safely. Not inlined: name a line range (@file:path:N-M) or a smaller target.", ref.raw, roughTokens(text))
 			case len(text) > budget || roughTokens(text) > hard:
 				results[i].block = fmt.Sprintf("📎 %s (approximately %d tokens) — too large to inline safely. Plugin content not inlined. Query the provider with a narrower target instead of loading the full result.", ref.raw, roughTokens(text))
 			default:
 				results[i].block = fmt.Sprintf("📌 %s (%d tokens)\n%s", ref.raw, roughTokens(text), text)
+				results[i].chip = fmt.Sprintf("%s (%d tokens)", ref.raw, roughTokens(text))
 			}
 		}()
 	}
 	wg.Wait()
-	var blocks []string
+	var blocks, chips []string
 	injected := 0
 	for _, r := range results {
 		if r.warning != "" {
@@ -150,10 +167,13 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 			blocks = append(blocks, r.block)
 			injected += roughTokens(r.block)
 		}
+		if r.chip != "" {
+			chips = append(chips, r.chip)
+		}
 	}
 	if injected > hard {
 		warnings = append(warnings, fmt.Sprintf("@ context injection refused: %d tokens exceeds the 50%% hard limit (%d).", injected, hard))
-		blocks = nil
+		blocks, chips = nil, nil
 	} else if injected > soft {
 		warnings = append(warnings, fmt.Sprintf("@ context injection warning: %d tokens exceeds the 25%% soft limit (%d).", injected, soft))
 	}
@@ -164,19 +184,23 @@ func expandContextRefs(ctx context.Context, msg string, known map[string]*regist
 	if len(blocks) > 0 {
 		out += "\n\n" + refAttachmentHeader + "\n\n" + strings.Join(blocks, "\n\n")
 	}
-	return strings.TrimSpace(out), warnings
+	return strings.TrimSpace(out), warnings, chips
 }
 
 // expandReferences expands the plugin @ references of a user message and warns
 // the user about each one that failed.
 func (c *Chat) expandReferences(ctx context.Context, input string) string {
-	known := c.h.Registry.ContextRefs()
-	if len(known) == 0 || !strings.Contains(input, "@") {
+	if !strings.Contains(input, "@") {
 		return input
 	}
-	out, warnings := expandContextRefs(ctx, input, known, c.contextLen)
+	known := c.h.Registry.ContextRefs()
+	maps.Copy(known, c.h.builtinRefs()) // plugins cannot claim these prefixes; builtins win regardless
+	out, warnings, chips := expandContextRefs(ctx, input, known, c.contextLen)
 	for _, w := range warnings {
 		c.h.f.Warn(w)
+	}
+	for _, chip := range chips {
+		fmt.Fprintf(c.h.f.IO.Err, "📎 attached %s\n", termsafe.Line(chip))
 	}
 	return out
 }

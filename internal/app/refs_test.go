@@ -10,7 +10,7 @@ import (
 )
 
 func TestParseContextRefs(t *testing.T) {
-	known := map[string]*registry.ContextRef{"ticket": {Prefix: "ticket"}, "doc": {Prefix: "doc"}}
+	known := map[string]*registry.ContextRef{"ticket": {Prefix: "ticket"}, "doc": {Prefix: "doc"}, "diff": {Prefix: "diff"}, "staged": {Prefix: "staged"}}
 	tests := []struct {
 		msg  string
 		want []contextRef
@@ -22,6 +22,8 @@ func TestParseContextRefs(t *testing.T) {
 		{"@file:x.go @unknown:1 @ticket: @:x", nil},
 		{"@TICKET:9", []contextRef{{"@TICKET:9", "ticket", "9"}}},
 		{"", nil},
+		{"review @diff, then @staged.", []contextRef{{"@diff", "diff", ""}, {"@staged", "staged", ""}}},
+		{"@diffs a@diff @diff:x @staged_x", nil},
 	}
 	for _, tt := range tests {
 		got := parseContextRefs(tt.msg, known)
@@ -64,7 +66,7 @@ func TestExpandContextRefsCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warnings := expandContextRefs(context.Background(), tt.msg, known, tt.ctxLen)
+			got, warnings, _ := expandContextRefs(context.Background(), tt.msg, known, tt.ctxLen)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("result lacks %q:\n%s", w, got)

@@ -77,6 +77,8 @@ type chatSession struct {
 	mu      sync.Mutex
 	running context.CancelFunc // the turn in flight, nil when idle
 	quit    bool
+	// retry is the message /retry sends again once the command is done.
+	retry string
 }
 
 func chatRun(ctx context.Context, opts *chatOptions) error {
@@ -330,6 +332,9 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 	if tty {
 		sayf(cs.io.Err, "hermes chat · %s · session %s · /help for commands, Ctrl-D to leave\n", cs.chat.Model(), cs.chat.SessionID())
 	}
+	if cs.chat.Resumed() {
+		cs.recap()
+	}
 	for {
 		cs.mu.Lock()
 		quit := cs.quit
@@ -358,22 +363,32 @@ func (cs *chatSession) repl(ctx context.Context, pump *linePump) error {
 		case <-ctx.Done():
 			return nil
 		}
-		if strings.TrimSpace(input) == "" {
-			continue
-		}
-		t, err := cs.runTurn(ctx, input)
-		switch {
-		case errors.Is(err, errQuit):
-			return nil
-		case errors.Is(err, app.ErrInterrupted):
-			fmt.Fprintln(cs.io.Err, "(turn stopped; what was said so far is kept)")
-		case err != nil:
-			fmt.Fprintf(cs.io.Err, "Error: %s\n", termsafe.Text(cs.chat.Redact(err.Error())))
-		case t != nil && !cs.chat.Streams():
-			fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
-		case t != nil && t.Final != "" && !t.Streamed:
-			// Nothing was streamed (the provider answered whole): show it now.
-			fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
+		// A /retry leaves the message to send again in cs.retry.
+		for strings.TrimSpace(input) != "" {
+			if cs.turn(ctx, input) {
+				return nil
+			}
+			input, cs.retry = cs.retry, ""
 		}
 	}
+}
+
+// turn runs one input of the loop and shows its outcome; it reports whether
+// the chat should end.
+func (cs *chatSession) turn(ctx context.Context, input string) (quit bool) {
+	t, err := cs.runTurn(ctx, input)
+	switch {
+	case errors.Is(err, errQuit):
+		return true
+	case errors.Is(err, app.ErrInterrupted):
+		fmt.Fprintln(cs.io.Err, "(turn stopped; what was said so far is kept)")
+	case err != nil:
+		fmt.Fprintf(cs.io.Err, "Error: %s\n", termsafe.Text(cs.chat.Redact(err.Error())))
+	case t != nil && !cs.chat.Streams():
+		fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
+	case t != nil && t.Final != "" && !t.Streamed:
+		// Nothing was streamed (the provider answered whole): show it now.
+		fmt.Fprintln(cs.io.Out, termsafe.Text(cs.chat.Redact(t.Final)))
+	}
+	return false
 }

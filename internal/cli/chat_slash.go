@@ -18,6 +18,12 @@ var builtinSlash = []struct{ name, args, help string }{
 	{"reload-mcp", "", "re-read mcp_servers and reconnect the MCP servers"},
 	{"new", "", "start a new session"},
 	{"compress", "[focus]", "compact the conversation now (the middle becomes a summary)"},
+	{"usage", "", "tokens (and cost) of the last turn and the session"},
+	{"retry", "", "send the last message again, in place of its answer"},
+	{"undo", "", "drop the last exchange (also from state.db)"},
+	{"title", "[text]", "show or set the session's title"},
+	{"model", "[provider:]model", "switch the model for this session"},
+	{"sessions", "", "the recent sessions"},
 	{"quit", "", "leave (also /exit, Ctrl-D)"},
 }
 
@@ -46,14 +52,18 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	case "help":
 		fmt.Fprintln(out, "Commands:")
 		for _, b := range builtinSlash {
-			fmt.Fprintf(out, "  /%-12s %s\n", b.name, b.help)
+			usage := "/" + b.name
+			if b.args != "" {
+				usage += " " + b.args
+			}
+			fmt.Fprintf(out, "  %-26s %s\n", usage, b.help)
 		}
 		for _, c := range cs.chat.Commands() { // sorted by name
 			usage := "/" + c.Name
 			if c.ArgsHint != "" {
 				usage += " " + c.ArgsHint
 			}
-			sayf(out, "  %-13s %s (plugin %s)\n", usage, c.Description, c.Plugin)
+			sayf(out, "  %-26s %s (plugin %s)\n", usage, c.Description, c.Plugin)
 		}
 		return nil
 	case "plugins":
@@ -91,6 +101,8 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 			return nil
 		}
 		sayf(out, "%s\n", res.Line())
+	case "usage", "retry", "undo", "title", "model", "sessions":
+		cs.sessionCommand(ctx, canonical, strings.TrimSpace(rawArgs))
 		return nil
 	case "quit":
 		return errQuit

@@ -19,6 +19,7 @@ import (
 //	                             # sets $FAKELLM_URL (the base URL, ending in /v1) and records
 //	                             # every request body to $WORK/fakellm-requests.jsonl
 //	fakellm requests             # print the requests received (JSON, indented) to stdout
+//	fakellm last                 # print only the last request received (JSON, indented)
 //	fakellm count N              # the server has received exactly N requests
 //	fakellm pending N            # N scripted replies are still unused
 //	fakellm stop                 # optional: the server also stops when the script ends
@@ -36,7 +37,7 @@ var (
 
 func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakellm start FILE | requests | count N | pending N | stop")
+		ts.Fatalf("usage: fakellm start FILE | requests | last | count N | pending N | stop")
 	}
 	fakeMu.Lock()
 	srv := fakeServers[ts]
@@ -82,6 +83,14 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		})
 	case "requests":
 		b, err := json.MarshalIndent(need().Requests(), "", "  ")
+		ts.Check(err)
+		fmt.Fprintf(ts.Stdout(), "%s\n", b)
+	case "last":
+		reqs := need().Requests()
+		if len(reqs) == 0 {
+			ts.Fatalf("fakellm last: no request received yet")
+		}
+		b, err := json.MarshalIndent(reqs[len(reqs)-1], "", "  ")
 		ts.Check(err)
 		fmt.Fprintf(ts.Stdout(), "%s\n", b)
 	case "count":

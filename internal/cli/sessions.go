@@ -190,6 +190,10 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 	if err != nil {
 		return app.Failf("Error: %v", err)
 	}
+	usage, err := s.Usage(ctx, id)
+	if err != nil {
+		return app.Failf("Error: %v", err)
+	}
 	if opts.JSON {
 		if msgs == nil {
 			msgs = []session.Message{}
@@ -197,9 +201,16 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 		if calls == nil {
 			calls = []session.ToolCall{}
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
+		if usage == nil {
+			usage = []session.TurnUsage{}
+		}
+		return writeJSON(opts.IO.Out, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls, "usage": usage})
 	}
 	printSession(opts.IO.Out, sess, msgs, calls)
+	if len(usage) > 0 {
+		fmt.Fprintln(opts.IO.Out)
+		writeUsage(opts.IO.Out, usage, 0)
+	}
 	return nil
 }
 

@@ -43,6 +43,17 @@ var providerAliases = map[string]string{
 	"nousresearch": "nous", "x-ai": "xai",
 }
 
+// KnownProvider reports whether name (in any accepted spelling) is a provider
+// hermes knows, and its canonical name.
+func KnownProvider(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if a, ok := providerAliases[name]; ok {
+		name = a
+	}
+	_, ok := Providers[name]
+	return name, ok || name == "custom"
+}
+
 var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // FromConfig builds a Config from the config.yaml "model" section:

@@ -299,6 +299,21 @@ var migrations = []string{
 	// (indexing.go), not by a trigger per row: FTS5 flushed its index at every
 	// statement of a transaction, a segment per message.
 	`DROP TRIGGER IF EXISTS messages_fts_insert;`,
+	// 5: the token usage of each turn, as the endpoint reported it, and its
+	// cost when the model's price was configured (NULL: unknown).
+	`CREATE TABLE turn_usage (
+		id                INTEGER PRIMARY KEY,
+		session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		message_seq       INTEGER NOT NULL,
+		model             TEXT NOT NULL DEFAULT '',
+		api_calls         INTEGER NOT NULL DEFAULT 0,
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		total_tokens      INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL,
+		created_at        INTEGER NOT NULL
+	);
+	CREATE INDEX turn_usage_session ON turn_usage(session_id, message_seq);`,
 }
 
 // SchemaVersion is the schema this code writes.

@@ -565,10 +565,13 @@ func chunks(r Reply, rec Request) []string {
 		}
 	}
 	add(map[string]any{}, finishReason(r))
-	u, _ := json.Marshal(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
-		"model": model, "choices": []any{}, "usage": usage(r, rec)})
-	out = append(out, string(u), "[DONE]")
-	return out
+	// As OpenAI does: a stream carries usage only when the request asked for it.
+	if opts, _ := rec.Fields["stream_options"].(map[string]any); opts["include_usage"] == true {
+		u, _ := json.Marshal(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+			"model": model, "choices": []any{}, "usage": usage(r, rec)})
+		out = append(out, string(u))
+	}
+	return append(out, "[DONE]")
 }
 
 // pieces cuts s into pieces of n runes.

@@ -178,7 +178,7 @@ var builtinSlashCommands = map[string]bool{
 	"help": true, "plugins": true, "tools": true, "new": true, "quit": true, "exit": true,
 	"reset": true, "clear": true, "model": true, "resume": true, "sessions": true, "stop": true,
 	"approve": true, "deny": true, "retry": true, "undo": true, "config": true, "skills": true,
-	"toolsets": true, "compress": true, "usage": true, "status": true, "verbose": true,
+	"toolsets": true, "compress": true, "usage": true, "status": true, "verbose": true, "title": true,
 }
 
 // builtinCLIVerbs are the top-level `hermes` commands plugins may not take over.

@@ -34,6 +34,12 @@ COMMAND_REGISTRY = [
     CommandDef("reload-mcp", "re-read mcp_servers and reconnect the MCP servers", "Tools & Skills"),
     CommandDef("new", "start a new session", "Session"),
     CommandDef("compress", "compact the conversation now (the middle becomes a summary)", "Session", args_hint="[focus]"),
+    CommandDef("usage", "tokens (and cost) of the last turn and the session", "Info"),
+    CommandDef("retry", "send the last message again, in place of its answer", "Session"),
+    CommandDef("undo", "drop the last exchange (also from state.db)", "Session"),
+    CommandDef("title", "show or set the session's title", "Session", args_hint="[text]"),
+    CommandDef("model", "switch the model for this session", "Configuration", args_hint="[provider:]model"),
+    CommandDef("sessions", "the recent sessions", "Session"),
     CommandDef("quit", "leave (also /exit, Ctrl-D)", "Exit", aliases=("exit",)),
 ]
 
