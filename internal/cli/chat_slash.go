@@ -101,6 +101,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 			return nil
 		}
 		sayf(out, "%s\n", res.Line())
+		return nil
 	case "usage", "retry", "undo", "title", "model", "sessions":
 		cs.sessionCommand(ctx, canonical, strings.TrimSpace(rawArgs))
 		return nil

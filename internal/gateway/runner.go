@@ -160,6 +160,7 @@ type lane struct {
 	// steer holds what arrived mid-turn in steer mode: the running turn
 	// takes it at its next tool boundary; what it leaves runs next.
 	steer  []platform.Event
+	ack    string                  // the interrupt's acknowledgement, sent before the next turn
 	cancel context.CancelCauseFunc // of the running turn; nil between turns
 }
 
@@ -382,7 +383,9 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event, from
 	case r.o.BusyMode == BusyInterrupt:
 		l.pending = append(l.pending, ev)
 		l.cancel(errInterruptedByUser)
-		ack = "⚡ Interrupting the current task; I'll answer your new message next."
+		// Said by the lane once the turn has stopped, so it comes before the
+		// new message's answer, never after it.
+		l.ack = "⚡ Interrupting the current task; I'll answer your new message next."
 	case r.o.BusyMode == BusySteer:
 		l.steer = append(l.steer, ev)
 		ack = "⏩ Noted: I'll take this into account in the current task."
@@ -416,9 +419,14 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		batch := l.pending
 		l.pending = nil
 		src := l.src
+		ack := l.ack
+		l.ack = ""
 		ctx, cancel := context.WithCancelCause(r.turnCtx)
 		l.cancel = cancel
 		r.mu.Unlock()
+		if ack != "" && r.o.BusyAck {
+			r.send(a, platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID, Text: ack})
+		}
 
 		reply, ok := r.turn(context.WithValue(ctx, steeringKey{}, r.steering(l)), a, l, src, batch)
 

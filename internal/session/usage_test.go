@@ -15,12 +15,12 @@ func TestUsageAndTruncate(t *testing.T) {
 	s := open(t, path)
 	id := seed(t, s, session.Session{Source: "cli"}, conversation[:2])
 	s.Close()
-	// A store of schema 2 (before turn_usage) migrates forward, keeping what it holds.
+	// A store of schema 4 (before turn_usage) migrates forward, keeping what it holds.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE turn_usage; PRAGMA user_version = 2"); err != nil {
+	if _, err := db.Exec("DROP TABLE turn_usage; PRAGMA user_version = 4"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
