@@ -5,33 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
 // Provider is an external memory provider: upstream's MemoryProvider, method
-// for method. Remote implements it over a plugin's process; the Go SDK's
-// pluginsdk.MemoryProvider is the same interface for Go plugins.
-type Provider interface {
-	Name() string
-	Initialize(ctx context.Context, sessionID string, kwargs map[string]any) error
-	IsAvailable(ctx context.Context) (bool, error)
-	SystemPromptBlock(ctx context.Context) (any, error)
-	// Prefetch returns the recall for query; any is checked by the caller (a
-	// provider may return a non-string).
-	Prefetch(ctx context.Context, query, sessionID string) (any, error)
-	QueuePrefetch(ctx context.Context, query, sessionID string) error
-	SyncTurn(ctx context.Context, user, assistant, sessionID string) error
-	ToolSchemas(ctx context.Context) ([]map[string]any, error)
-	HandleToolCall(ctx context.Context, tool string, args map[string]any) (string, error)
-	OnTurnStart(ctx context.Context, turn int, message string, kwargs map[string]any) error
-	OnSessionEnd(ctx context.Context, messages []map[string]any) error
-	OnSessionSwitch(ctx context.Context, newSessionID, parentSessionID string, reset bool) error
-	OnPreCompress(ctx context.Context, messages []map[string]any) (string, error)
-	OnMemoryWrite(ctx context.Context, action, target, content string) error
-	ConfigSchema(ctx context.Context) ([]map[string]any, error)
-	SaveConfig(ctx context.Context, values map[string]any, hermesHome string) error
-	Shutdown(ctx context.Context) error
-}
+// for method. Remote implements it over a plugin's process; a Go plugin
+// implements the same interface from the SDK (one definition: what hermes
+// calls is what a Go plugin writes).
+type Provider = pluginsdk.MemoryProvider
 
 // Conn calls the plugin process a Remote provider lives in.
 type Conn interface {
