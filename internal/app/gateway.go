@@ -128,7 +128,15 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		return nil, err
 	}
 	endAgent := h.Chat(client, lcfg, nil)
-	g.end = func() { endAgent(); restoreTools() }
+	// One memory provider per gateway process, shared by every platform's
+	// agent as chat's one agent shares it; closed (its last syncs drained,
+	// shutdown called) before the plugins stop.
+	var mem agent.Memory
+	if h.attachMemory(ctx) {
+		mem = h.memory
+	}
+	memToolsOn := h.memoryToolsOn()
+	g.end = func() { h.memory.Close(context.Background()); endAgent(); restoreTools() }
 
 	adapters, err := g.adapters(ctx, doc, env)
 	if err != nil {
@@ -153,7 +161,8 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,
-			SystemPrompt: soul, SystemSections: h.Registry.RenderSystemPromptSections,
+			SystemPrompt: soul, SystemSections: gatewaySections(h, memToolsOn),
+			Memory: mem, PreCompress: preCompressor(mem, h),
 			HookOutputDir: filepath.Join(h.home.Dir, "hook_outputs"),
 			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
 			Middleware:    h.Registry.LLMChains(),
@@ -195,6 +204,22 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	approvals.set(h.Registry.Hooks(), g.runner)
 	ok = true
 	return g, nil
+}
+
+// gatewaySections are a new gateway session's system prompt sections: the
+// memory snapshot (and the provider's block when its tools are offered),
+// then the plugins' sections, as in chat.
+func gatewaySections(h *Host, memToolsOn bool) func(context.Context, map[string]any) string {
+	return func(ctx context.Context, info map[string]any) string {
+		var parts []string
+		if b := h.memory.SystemPrompt(ctx, memToolsOn); b != "" {
+			parts = append(parts, b)
+		}
+		if s := h.Registry.RenderSystemPromptSections(ctx, info); s != "" {
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, "\n\n")
+	}
 }
 
 // adapters builds the adapter of every enabled platform: enabled by its

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/llm/llmtest"
+	"github.com/hermes-go/hermes/internal/session"
+)
+
+// sqliteProvider is a real memory provider: sync_turn stores each turn in a
+// SQLite file, prefetch recalls the stored user lines that share a word with
+// the query. A marker file says a sync committed, so the test need not guess.
+const sqliteProvider = `import os, sqlite3
+from agent.memory_provider import MemoryProvider
+
+HOME = os.environ.get("HERMES_HOME", ".")
+DB = os.path.join(HOME, "sqlmem.db")
+
+
+class SQLMem(MemoryProvider):
+    name = "sqlmem"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        with open(os.path.join(HOME, "sqlmem.init"), "a") as f:
+            f.write("%s %s\n" % (session_id, kwargs.get("platform")))
+        with sqlite3.connect(DB) as c:
+            c.execute("CREATE TABLE IF NOT EXISTS turns (user TEXT, assistant TEXT)")
+
+    def get_tool_schemas(self):
+        return []
+
+    def prefetch(self, query, *, session_id=""):
+        words = set(query.lower().split())
+        with sqlite3.connect(DB) as c:
+            rows = [u for (u,) in c.execute("SELECT user FROM turns")]
+        hits = [u for u in rows if words & set(u.lower().split())]
+        return "\n".join("remembered: " + h for h in hits)
+
+    def sync_turn(self, user_content, assistant_content, *, session_id="", messages=None):
+        with sqlite3.connect(DB) as c:
+            c.execute("INSERT INTO turns VALUES (?, ?)", (user_content, assistant_content))
+        with open(os.path.join(HOME, "sqlmem.synced"), "a") as f:
+            f.write("1\n")
+
+
+def register(ctx):
+    ctx.register_memory_provider(SQLMem())
+`
+
+// The gateway uses the memory provider memory.provider selects, one for the
+// process: a later turn's request carries the recall of an earlier turn (from
+// another chat, so the provider is shared) in the <memory-context> block of
+// the user message, and the stored history never holds it.
+func TestGatewayMemoryProvider(t *testing.T) {
+	g := startGatewayWith(t, "memory:\n  provider: sqlmem\n", "TELEGRAM_ALLOWED_USERS=1,2\n", map[string]string{
+		"plugins/memory/sqlmem/plugin.yaml": "name: sqlmem\n",
+		"plugins/memory/sqlmem/__init__.py": sqliteProvider,
+		"memories/MEMORY.md":                "the gateway host is called lighthouse",
+	}, llmtest.Reply{Content: "noted"}, llmtest.Reply{Content: "it is teal"})
+
+	say(g, 1, "my favourite colour is teal")
+	g.waitCalls(t, "sendMessage", 1)
+	synced := filepath.Join(g.home, "sqlmem.synced")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(synced); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sync_turn never ran after the first turn\ngateway log:\n%s", g.stderr.String())
+		}
+	}
+	say(g, 2, "which colour do I like?")
+	g.waitCalls(t, "sendMessage", 2)
+
+	reqs := g.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	last := func(r llmtest.Request) string { return r.Messages[len(r.Messages)-1].Content }
+	if strings.Contains(last(reqs[0]), "<memory-context>") {
+		t.Errorf("first request has a recall with nothing stored: %q", last(reqs[0]))
+	}
+	second := last(reqs[1])
+	if !strings.HasPrefix(second, "which colour do I like?") || !strings.Contains(second, "<memory-context>") ||
+		!strings.Contains(second, "remembered: my favourite colour is teal") {
+		t.Errorf("second request's user message %q: want the question and the provider's recall in a <memory-context> block", second)
+	}
+	// The built-in memory's snapshot is in the gateway's system prompt too.
+	if sys := reqs[1].Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "lighthouse") {
+		t.Errorf("system prompt %q lacks the MEMORY.md snapshot", sys.Content)
+	}
+	g.stop(t)
+
+	init, err := os.ReadFile(filepath.Join(g.home, "sqlmem.init"))
+	if err != nil || strings.Count(string(init), "\n") != 2 {
+		t.Errorf("initialize calls %q (%v): want one per session, two sessions", init, err)
+	}
+	s, err := session.Open(context.Background(), session.Path(g.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, err := s.LookupKey(context.Background(), "agent:main:telegram:dm:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := s.Messages(context.Background(), k.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "memory-context") || strings.Contains(m.Content, "remembered:") {
+			t.Errorf("stored %s message %q holds the recall", m.Role, m.Content)
+		}
+	}
+}
