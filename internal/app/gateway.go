@@ -131,10 +131,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	// One memory provider per gateway process, shared by every platform's
 	// agent as chat's one agent shares it; closed (its last syncs drained,
 	// shutdown called) before the plugins stop.
-	var mem agent.Memory
-	if h.attachMemory(ctx) {
-		mem = h.memory
-	}
+	memOn := h.attachMemory(ctx)
 	memToolsOn := h.memoryToolsOn()
 	g.end = func() { h.memory.Close(context.Background()); endAgent(); restoreTools() }
 
@@ -158,6 +155,10 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	// context files belong to a chat started in a project, not to the gateway.
 	soul := loadSoul(h.home.Dir, h.f.Warn)
 	g.engine.newAgent = func(pl string) *agent.Agent {
+		var mem agent.Memory
+		if memOn {
+			mem = h.memory.ForPlatform(pl)
+		}
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,

@@ -100,8 +100,8 @@ func TestGatewayMemoryProvider(t *testing.T) {
 	g.stop(t)
 
 	init, err := os.ReadFile(filepath.Join(g.home, "sqlmem.init"))
-	if err != nil || strings.Count(string(init), "\n") != 2 {
-		t.Errorf("initialize calls %q (%v): want one per session, two sessions", init, err)
+	if err != nil || strings.Count(string(init), " telegram\n") != 2 {
+		t.Errorf("initialize calls %q (%v): want one per session, two sessions, platform telegram", init, err)
 	}
 	s, err := session.Open(context.Background(), session.Path(g.home))
 	if err != nil {
