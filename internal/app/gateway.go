@@ -523,6 +523,7 @@ func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform
 	}
 	d := e.h.Registry.Hooks()
 	if old != "" {
+		e.endMemorySession(ctx, old, gs.s, id)
 		_ = e.store.EndSession(ctx, old)
 		if d.Has(hooks.HookOnSessionFinalize) {
 			d.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": src.Platform,
@@ -538,6 +539,23 @@ func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform
 	delete(e.usage, key)
 	e.mu.Unlock()
 	return id, nil
+}
+
+// endMemorySession tells the memory provider a session ended (/new): its
+// history (from memory, else state.db) to on_session_end, then the switch.
+// The manager skips a session no turn of this process ran.
+func (e *gatewayEngine) endMemorySession(ctx context.Context, old string, live *agent.Session, id string) {
+	if e.h.memory.External() == nil {
+		return
+	}
+	var msgs []llm.Message
+	if live != nil {
+		msgs = live.Messages
+	} else if stored, err := e.store.Messages(ctx, old); err == nil {
+		msgs = stored
+	}
+	e.h.memory.SessionEnd(ctx, old, messagesForMemory(msgs))
+	e.h.memory.SessionSwitch(ctx, id, old, true)
 }
 
 func nilIfEmpty(s string) any {

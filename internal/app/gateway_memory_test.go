@@ -51,6 +51,16 @@ class SQLMem(MemoryProvider):
             f.write("1\n")
 
 
+    def on_session_end(self, messages):
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        with open(os.path.join(HOME, "sqlmem.ended"), "a") as f:
+            f.write("%d %s\n" % (len(messages), users[0] if users else ""))
+
+    def on_session_switch(self, new_session_id, *, parent_session_id="", reset=False, **kwargs):
+        with open(os.path.join(HOME, "sqlmem.switched"), "a") as f:
+            f.write("%s %s %s\n" % (parent_session_id, new_session_id, reset))
+
+
 def register(ctx):
     ctx.register_memory_provider(SQLMem())
 `
@@ -96,6 +106,17 @@ func TestGatewayMemoryProvider(t *testing.T) {
 	// The built-in memory's snapshot is in the gateway's system prompt too.
 	if sys := reqs[1].Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "lighthouse") {
 		t.Errorf("system prompt %q lacks the MEMORY.md snapshot", sys.Content)
+	}
+	// /new ends the session for the provider too, with its history.
+	say(g, 1, "/new")
+	g.waitCalls(t, "sendMessage", 3)
+	ended, err := os.ReadFile(filepath.Join(g.home, "sqlmem.ended"))
+	if err != nil || string(ended) != "2 my favourite colour is teal\n" {
+		t.Errorf("on_session_end got %q (%v), want the first chat's user and assistant messages", ended, err)
+	}
+	switched, err := os.ReadFile(filepath.Join(g.home, "sqlmem.switched"))
+	if err != nil || !strings.HasSuffix(string(switched), " True\n") {
+		t.Errorf("on_session_switch got %q (%v), want a reset switch", switched, err)
 	}
 	g.stop(t)
 
