@@ -154,6 +154,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	// SOUL.md is the instance's identity on every platform; the project
 	// context files belong to a chat started in a project, not to the gateway.
 	soul := loadSoul(h.home.Dir, h.f.Warn)
+	cs := readCompression(cfg, h.f.Warn)
 	g.engine.newAgent = func(pl string) *agent.Agent {
 		var mem agent.Memory
 		if memOn {
@@ -172,6 +173,9 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		})
 		ag.ObserveAttempts(&lcfg)
 		ag.SetClient(client)
+		// Each platform's agent has its engine, as chat's one agent has; a
+		// compaction is in memory only here (the store is not a forker).
+		ag.SetEngine(h.contextEngine(ctx, cs, client, lcfg, logProgress{g.log.logger}), cs.enabled)
 		return ag
 	}
 
@@ -205,22 +209,6 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	approvals.set(h.Registry.Hooks(), g.runner)
 	ok = true
 	return g, nil
-}
-
-// gatewaySections are a new gateway session's system prompt sections: the
-// memory snapshot (and the provider's block when its tools are offered),
-// then the plugins' sections, as in chat.
-func gatewaySections(h *Host, memToolsOn bool) func(context.Context, map[string]any) string {
-	return func(ctx context.Context, info map[string]any) string {
-		var parts []string
-		if b := h.memory.SystemPrompt(ctx, memToolsOn); b != "" {
-			parts = append(parts, b)
-		}
-		if s := h.Registry.RenderSystemPromptSections(ctx, info); s != "" {
-			parts = append(parts, s)
-		}
-		return strings.Join(parts, "\n\n")
-	}
 }
 
 // adapters builds the adapter of every enabled platform: enabled by its
@@ -539,23 +527,6 @@ func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform
 	delete(e.usage, key)
 	e.mu.Unlock()
 	return id, nil
-}
-
-// endMemorySession tells the memory provider a session ended (/new): its
-// history (from memory, else state.db) to on_session_end, then the switch.
-// The manager skips a session no turn of this process ran.
-func (e *gatewayEngine) endMemorySession(ctx context.Context, old string, live *agent.Session, id string) {
-	if e.h.memory.External() == nil {
-		return
-	}
-	var msgs []llm.Message
-	if live != nil {
-		msgs = live.Messages
-	} else if stored, err := e.store.Messages(ctx, old); err == nil {
-		msgs = stored
-	}
-	e.h.memory.SessionEnd(ctx, old, messagesForMemory(msgs))
-	e.h.memory.SessionSwitch(ctx, id, old, true)
 }
 
 func nilIfEmpty(s string) any {

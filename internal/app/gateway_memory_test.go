@@ -143,3 +143,61 @@ func TestGatewayMemoryProvider(t *testing.T) {
 		}
 	}
 }
+
+// trimmerEngine is a real context engine in plugins/context_engine/trimmer/:
+// past its threshold it keeps the system prompt and the last message, with a
+// digest between.
+const trimmerEngine = `from agent.context_engine import ContextEngine
+
+
+class Trimmer(ContextEngine):
+    name = "trimmer"
+    threshold_percent = 0.5
+
+    def update_from_response(self, usage):
+        pass
+
+    def should_compress(self, prompt_tokens=None):
+        return (prompt_tokens or 0) >= self.threshold_tokens
+
+    def compress(self, messages, current_tokens=None, focus_topic=None, force=False, memory_context=""):
+        return [messages[0], {"role": "user", "content": "TRIMMER-DIGEST of %d messages" % (len(messages) - 2)}, messages[-1]]
+`
+
+// The gateway's turns are compacted by the engine context.engine selects, with
+// the window model.context_length gives: once a conversation passes the
+// threshold, the model receives the engine's transcript.
+func TestGatewayContextEngine(t *testing.T) {
+	big := func(tag string) string { return strings.Repeat(tag+" ", 2000/(len(tag)+1)) }
+	g := startGatewayWith(t, "model:\n  context_length: 4000\ncontext:\n  engine: trimmer\n", "TELEGRAM_ALLOWED_USERS=1\n", map[string]string{
+		"plugins/context_engine/trimmer/__init__.py": trimmerEngine,
+	}, llmtest.Reply{Content: big("alpha-answer")}, llmtest.Reply{Content: big("bravo-answer")}, llmtest.Reply{Content: "done"})
+	for i, text := range []string{big("ALPHA"), big("BRAVO"), "last question"} {
+		say(g, 1, text)
+		g.waitCalls(t, "sendMessage", i+1)
+	}
+	reqs := g.model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3\n%s", len(reqs), g.stderr.String())
+	}
+	text := func(r llmtest.Request) string {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			b.WriteString(m.Content + "\n")
+		}
+		return b.String()
+	}
+	if strings.Contains(text(reqs[0]), "TRIMMER-DIGEST") {
+		t.Errorf("the first request was compacted below the threshold")
+	}
+	// The second passes it (three ~500-token messages and the system prompt
+	// against 2000): the engine's transcript replaces the first exchange.
+	for i, r := range reqs[1:] {
+		if !strings.Contains(text(r), "TRIMMER-DIGEST of ") || strings.Contains(text(r), "ALPHA ALPHA") {
+			t.Errorf("request %d is not the engine's transcript:\n%.300s", i+2, text(r))
+		}
+	}
+	if last := reqs[2].Messages; last[len(last)-1].Content != "last question" {
+		t.Errorf("last request ends with %q", last[len(last)-1].Content)
+	}
+}

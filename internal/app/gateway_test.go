@@ -69,7 +69,7 @@ func startGatewayWith(t testing.TB, config, env string, files map[string]string,
 			t.Fatal(err)
 		}
 	}
-	cfg := "model:\n  default: fake\n  base_url: " + g.model.URL + "\nplatforms:\n  telegram:\n    extra:\n      base_url: " + g.tg.URL + "\n" + config
+	cfg := "model:\n  default: fake\n  base_url: " + g.model.URL + "\n" + modelExtra(&config) + "platforms:\n  telegram:\n    extra:\n      base_url: " + g.tg.URL + "\n" + config
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(g.home, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -386,4 +386,21 @@ func TestGatewayGroupRequireMention(t *testing.T) {
 			t.Fatal("the unmentioned message reached the model")
 		}
 	}
+}
+
+// modelExtra takes a leading "model:" block off *config and returns its
+// indented lines, so a test can add model settings beside the fake's.
+func modelExtra(config *string) string {
+	rest, ok := strings.CutPrefix(*config, "model:\n")
+	if !ok {
+		return ""
+	}
+	var extra strings.Builder
+	for strings.HasPrefix(rest, "  ") {
+		line, after, _ := strings.Cut(rest, "\n")
+		extra.WriteString(line + "\n")
+		rest = after
+	}
+	*config = rest
+	return extra.String()
 }
