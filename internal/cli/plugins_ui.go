@@ -10,7 +10,6 @@ import (
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
-	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/pluginsui"
 	"github.com/hermes-go/hermes/internal/termsafe"
@@ -34,6 +33,13 @@ type providerCatalog interface {
 // plugins/context_engine/<name>/ plugins and any engine a loaded general plugin
 // registered (upstream's "installed plugin"). Each choice's name is what its
 // setting holds: the directory or entry-point name, not the "<category>/" key.
+// The provider categories, as discovery spells them (plugins.go's
+// providerNotEnableable reads them too).
+const (
+	categoryMemory        = "memory"
+	categoryContextEngine = "context_engine"
+)
+
 type discoveredProviders struct {
 	plugins []*plugins.Plugin
 	engines []registry.Provider // engines registered by general plugins
@@ -41,7 +47,7 @@ type discoveredProviders struct {
 
 func (c discoveredProviders) MemoryProviders() []pluginsui.Choice {
 	return c.choices(func(p *plugins.Plugin) bool {
-		return p.Candidate.Category == discovery.CategoryMemory ||
+		return p.Candidate.Category == categoryMemory ||
 			(p.Candidate.Category == "" && isMemoryProvider(p))
 	}, nil)
 }
@@ -49,11 +55,11 @@ func (c discoveredProviders) MemoryProviders() []pluginsui.Choice {
 func (c discoveredProviders) ContextEngines() []pluginsui.Choice {
 	var extra []pluginsui.Choice
 	for _, e := range c.engines {
-		if !strings.HasPrefix(e.Plugin, discovery.CategoryContextEngine+"/") {
+		if !strings.HasPrefix(e.Plugin, categoryContextEngine+"/") {
 			extra = append(extra, pluginsui.Choice{Name: e.Name, Description: "installed plugin"})
 		}
 	}
-	return c.choices(func(p *plugins.Plugin) bool { return p.Candidate.Category == discovery.CategoryContextEngine }, extra)
+	return c.choices(func(p *plugins.Plugin) bool { return p.Candidate.Category == categoryContextEngine }, extra)
 }
 
 // choices are the plugins that match, by name, sorted; a later one of a name
