@@ -41,7 +41,7 @@ memory:
 		"plugins/sqlmem/__init__.py": "from agent.memory_provider import MemoryProvider\n\ndef register(ctx):\n    ctx.register_memory_provider(None)\n",
 		// A directory context engine: no checkbox, a choice of the Context Engine picker.
 		"plugins/context_engine/lcm/plugin.yaml": "name: lcm\ndescription: Lossless context\n",
-		"plugins/context_engine/lcm/__init__.py":  "",
+		"plugins/context_engine/lcm/__init__.py": "",
 	}
 	for name, body := range files {
 		p := filepath.Join(hh, name)
