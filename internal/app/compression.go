@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/agent"
 	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/termsafe"
@@ -96,8 +97,12 @@ func (h *Host) contextEngine(ctx context.Context, s compressionSettings, main ll
 		ctxLen = agent.DefaultContextLength
 	}
 	if s.engine != hostapi.BuiltinContextEngine {
+		// A plugins/context_engine/<name>/ plugin is selected by its directory
+		// name, whatever its engine calls itself; a general plugin's engine by
+		// the engine's name.
+		dirKey := discovery.CategoryContextEngine + "/" + s.engine
 		for _, p := range h.Registry.Providers(registry.ContextEngine) {
-			if p.Name == s.engine && p.Conn != nil {
+			if (p.Name == s.engine || p.Plugin == dirKey) && p.Conn != nil {
 				eng := &pluginEngine{p: p, out: out}
 				eng.UpdateModel(ctx, lcfg.Model, ctxLen)
 				return eng

@@ -128,7 +128,12 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		return nil, err
 	}
 	endAgent := h.Chat(client, lcfg, nil)
-	g.end = func() { endAgent(); restoreTools() }
+	// One memory provider per gateway process, shared by every platform's
+	// agent as chat's one agent shares it; closed (its last syncs drained,
+	// shutdown called) before the plugins stop.
+	memOn := h.attachMemory(ctx)
+	memToolsOn := h.memoryToolsOn()
+	g.end = func() { h.memory.Close(context.Background()); endAgent(); restoreTools() }
 
 	adapters, err := g.adapters(ctx, doc, env)
 	if err != nil {
@@ -149,11 +154,17 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	// SOUL.md is the instance's identity on every platform; the project
 	// context files belong to a chat started in a project, not to the gateway.
 	soul := loadSoul(h.home.Dir, h.f.Warn)
+	cs := readCompression(cfg, h.f.Warn)
 	g.engine.newAgent = func(pl string) *agent.Agent {
+		var mem agent.Memory
+		if memOn {
+			mem = h.memory.ForPlatform(pl)
+		}
 		ag := agent.New(agent.Options{
 			Model: lcfg.Model, Provider: lcfg.Provider, BaseURL: lcfg.BaseURL,
 			Pipeline: h.Pipeline(), Hooks: h.Registry.Hooks(), Platform: pl,
-			SystemPrompt: soul, SystemSections: h.Registry.RenderSystemPromptSections,
+			SystemPrompt: soul, SystemSections: gatewaySections(h, memToolsOn),
+			Memory: mem, PreCompress: preCompressor(mem, h),
 			HookOutputDir: filepath.Join(h.home.Dir, "hook_outputs"),
 			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
 			Middleware:    h.Registry.LLMChains(),
@@ -162,6 +173,9 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		})
 		ag.ObserveAttempts(&lcfg)
 		ag.SetClient(client)
+		// Each platform's agent has its engine, as chat's one agent has; a
+		// compaction is in memory only here (the store is not a forker).
+		ag.SetEngine(h.contextEngine(ctx, cs, client, lcfg, logProgress{g.log.logger}), cs.enabled)
 		return ag
 	}
 
@@ -497,6 +511,7 @@ func (e *gatewayEngine) NewSession(ctx context.Context, key string, src platform
 	}
 	d := e.h.Registry.Hooks()
 	if old != "" {
+		e.endMemorySession(ctx, old, gs.s, id)
 		_ = e.store.EndSession(ctx, old)
 		if d.Has(hooks.HookOnSessionFinalize) {
 			d.Fire(ctx, hooks.HookOnSessionFinalize, map[string]any{"session_id": old, "platform": src.Platform,

@@ -47,13 +47,29 @@ func (s *syncBuffer) String() string {
 
 func startGateway(t testing.TB, config, env string, replies ...llmtest.Reply) *gatewayRun {
 	t.Helper()
+	return startGatewayWith(t, config, env, nil, replies...)
+}
+
+// startGatewayWith is startGateway with files written under HERMES_HOME
+// (path → text) before the gateway starts: plugins, memories.
+func startGatewayWith(t testing.TB, config, env string, files map[string]string, replies ...llmtest.Reply) *gatewayRun {
+	t.Helper()
 	g := &gatewayRun{tg: telegramfake.Start("1:tok"), model: llmtest.NewServer(t), home: filepath.Join(t.TempDir(), ".hermes"), stderr: &syncBuffer{}}
 	t.Cleanup(g.tg.Close)
 	g.model.Enqueue(replies...)
 	if err := os.MkdirAll(g.home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "model:\n  default: fake\n  base_url: " + g.model.URL + "\nplatforms:\n  telegram:\n    extra:\n      base_url: " + g.tg.URL + "\n" + config
+	for name, text := range files {
+		path := filepath.Join(g.home, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "model:\n  default: fake\n  base_url: " + g.model.URL + "\n" + modelExtra(&config) + "platforms:\n  telegram:\n    extra:\n      base_url: " + g.tg.URL + "\n" + config
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(g.home, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -62,7 +78,9 @@ func startGateway(t testing.TB, config, env string, replies ...llmtest.Reply) *g
 	write("config.yaml", cfg)
 	write(".env", "TELEGRAM_BOT_TOKEN=1:tok\n"+env)
 	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: g.stderr, Err: g.stderr},
-		Env: func(k string) string { return map[string]string{"HERMES_HOME": g.home, "HERMES_NO_CGROUPS": "1"}[k] }, Clock: time.Now}
+		Env: func(k string) string {
+			return map[string]string{"HERMES_HOME": g.home, "HERMES_NO_CGROUPS": "1", "HERMES_PYTHON": "/usr/bin/python3"}[k]
+		}, Clock: time.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	gw, err := f.NewGateway(ctx, GatewayOptions{})
 	if err != nil {
@@ -368,4 +386,21 @@ func TestGatewayGroupRequireMention(t *testing.T) {
 			t.Fatal("the unmentioned message reached the model")
 		}
 	}
+}
+
+// modelExtra takes a leading "model:" block off *config and returns its
+// indented lines, so a test can add model settings beside the fake's.
+func modelExtra(config *string) string {
+	rest, ok := strings.CutPrefix(*config, "model:\n")
+	if !ok {
+		return ""
+	}
+	var extra strings.Builder
+	for strings.HasPrefix(rest, "  ") {
+		line, after, _ := strings.Cut(rest, "\n")
+		extra.WriteString(line + "\n")
+		rest = after
+	}
+	*config = rest
+	return extra.String()
 }

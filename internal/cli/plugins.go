@@ -211,7 +211,7 @@ func pluginsListRun(ctx context.Context, opts *listOptions) error {
 	}
 	if providers > 0 {
 		// Provider plugins are activated by their own setting, not plugins.enabled.
-		fmt.Fprintln(out, "Provider plugins (memory.provider selects the memory provider)")
+		fmt.Fprintln(out, "Provider plugins (memory.provider selects the memory provider, context.engine the context engine)")
 		pt.write(out)
 		fmt.Fprintln(out)
 	}
@@ -356,7 +356,7 @@ func providerNotEnableable(p *plugins.Plugin) error {
 	case "memory":
 		return app.Failf("'%s' is a memory provider: plugins.enabled does not activate it. Select it with `hermes memory setup %s` (config.yaml memory.provider: %s); `hermes memory off` goes back to the built-in memory only", p.Key, n, n)
 	case "context_engine":
-		return app.Failf("'%s' is a context engine: plugins.enabled does not activate it; context.engine in config.yaml selects the engine (default: compressor)", p.Key)
+		return app.Failf("'%s' is a context engine: plugins.enabled does not activate it; select it with `hermes config set context.engine %s` (default: compressor)", p.Key, n)
 	}
 	return nil
 }

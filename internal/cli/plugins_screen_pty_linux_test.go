@@ -39,6 +39,9 @@ memory:
 		"plugins/alpha/__init__.py":  "def register(ctx):\n    pass\n",
 		"plugins/sqlmem/plugin.yaml": "name: sqlmem\nversion: \"1.0\"\ndescription: SQLite recall\n",
 		"plugins/sqlmem/__init__.py": "from agent.memory_provider import MemoryProvider\n\ndef register(ctx):\n    ctx.register_memory_provider(None)\n",
+		// A directory context engine: no checkbox, a choice of the Context Engine picker.
+		"plugins/context_engine/lcm/plugin.yaml": "name: lcm\ndescription: Lossless context\n",
+		"plugins/context_engine/lcm/__init__.py": "",
 	}
 	for name, body := range files {
 		p := filepath.Join(hh, name)
@@ -194,11 +197,17 @@ func TestPluginsScreenOnATerminal(t *testing.T) {
 	s.tmux("resize-window", "-x", "80", "-y", "24")
 	s.waitScreen("Context Engine           ▸ compressor")
 
+	s.keys("Enter")
+	goldenScreen(t, "engine-picker", s.waitScreen("Context Engine (select one)"))
+	s.keys("Down", "Enter")
+	waitFileHolds(t, filepath.Join(hh, "config.yaml"), "engine: lcm")
+	s.waitScreen("Context Engine           ▸ lcm")
+
 	s.keys("q")
 	got := s.waitScreen("[hermes exit ")
 	for _, want := range []string{
 		"✓ General plugins: 1 enabled, 1 disabled.\n",
-		"✓ Memory provider: sqlmem  Context engine: compressor\n",
+		"✓ Memory provider: sqlmem  Context engine: lcm\n",
 		"Changes take effect on next session.\n",
 		"[hermes exit 0]",
 	} {
@@ -221,6 +230,8 @@ plugins:
 # memory settings
 memory:
   provider: "sqlmem"   # built-in
+context:
+  engine: lcm
 `
 	if string(cfg) != want {
 		t.Errorf("config.yaml:\n%s\nwant:\n%s", cfg, want)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hermes-go/hermes/internal/app"
 	"github.com/hermes-go/hermes/internal/capability"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/plugins"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/pluginsui"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
@@ -25,25 +27,68 @@ type providerCatalog interface {
 	ContextEngines() []pluginsui.Choice
 }
 
-// discoveredProviders reads the catalog off what discovery found today: a
-// plugin of kind "exclusive" (upstream's memory-provider marker, set by
-// plugin.yaml or detected from register_memory_provider/MemoryProvider in its
-// __init__.py) is a memory provider, selected by memory.provider and never by
-// plugins.enabled. No discovered plugin is a context engine yet.
-type discoveredProviders []*plugins.Plugin
+// discoveredProviders reads the catalog off discovery: memory providers are
+// plugins/memory/<name>/ and entry-point providers, and flat plugins of kind
+// "exclusive" (upstream's memory-provider marker); context engines are
+// plugins/context_engine/<name>/ plugins and any engine a loaded general plugin
+// registered (upstream's "installed plugin"). Each choice's name is what its
+// setting holds: the directory or entry-point name, not the "<category>/" key.
+// The provider categories, as discovery spells them (plugins.go's
+// providerNotEnableable reads them too).
+const (
+	categoryMemory        = "memory"
+	categoryContextEngine = "context_engine"
+)
 
-func (ps discoveredProviders) MemoryProviders() []pluginsui.Choice {
-	var out []pluginsui.Choice
-	for _, p := range ps {
-		if isMemoryProvider(p) {
-			out = append(out, pluginsui.Choice{Name: p.Key, Description: p.Candidate.Manifest.Description})
+type discoveredProviders struct {
+	plugins []*plugins.Plugin
+	engines []registry.Provider // engines registered by general plugins
+}
+
+func (c discoveredProviders) MemoryProviders() []pluginsui.Choice {
+	return c.choices(func(p *plugins.Plugin) bool {
+		return p.Candidate.Category == categoryMemory ||
+			(p.Candidate.Category == "" && isMemoryProvider(p))
+	}, nil)
+}
+
+func (c discoveredProviders) ContextEngines() []pluginsui.Choice {
+	var extra []pluginsui.Choice
+	for _, e := range c.engines {
+		if !strings.HasPrefix(e.Plugin, categoryContextEngine+"/") {
+			extra = append(extra, pluginsui.Choice{Name: e.Name, Description: "installed plugin"})
 		}
+	}
+	return c.choices(func(p *plugins.Plugin) bool { return p.Candidate.Category == categoryContextEngine }, extra)
+}
+
+// choices are the plugins that match, by name, sorted; a later one of a name
+// (a flat plugin beside a memory/<name> one) is dropped.
+func (c discoveredProviders) choices(match func(*plugins.Plugin) bool, extra []pluginsui.Choice) []pluginsui.Choice {
+	var out []pluginsui.Choice
+	seen := map[string]bool{}
+	add := func(ch pluginsui.Choice) {
+		if !seen[ch.Name] {
+			seen[ch.Name] = true
+			out = append(out, ch)
+		}
+	}
+	for _, p := range c.plugins {
+		if p.Candidate == nil || !match(p) || killed(p) {
+			continue
+		}
+		desc := ""
+		if p.Candidate.Manifest != nil {
+			desc = p.Candidate.Manifest.Description
+		}
+		add(pluginsui.Choice{Name: p.Candidate.ProviderName(), Description: desc})
+	}
+	for _, ch := range extra {
+		add(ch)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
-
-func (ps discoveredProviders) ContextEngines() []pluginsui.Choice { return nil }
 
 func isMemoryProvider(p *plugins.Plugin) bool {
 	return p.Candidate.Manifest != nil && p.Candidate.Manifest.Kind == "exclusive"
@@ -95,7 +140,9 @@ func screenPlugins(all []*plugins.Plugin) ([]*plugins.Plugin, []pluginsui.Plugin
 	var ps []*plugins.Plugin
 	var rows []pluginsui.Plugin
 	for _, p := range all {
-		if isMemoryProvider(p) || killed(p) {
+		// Provider plugins have their pickers (or, model providers, their own
+		// discovery): plugins.enabled does nothing for them.
+		if p.Candidate.Category != "" || isMemoryProvider(p) || killed(p) {
 			continue
 		}
 		mf := p.Candidate.Manifest
@@ -130,7 +177,7 @@ func pluginsScreenRun(ctx context.Context, f *app.Factory) error {
 		return err
 	}
 	ps, rows := screenPlugins(h.Plugins())
-	m := pluginsui.New(rows, providerSlots(d, discoveredProviders(h.Plugins())), func(i int, value string) error {
+	m := pluginsui.New(rows, providerSlots(d, discoveredProviders{plugins: h.Plugins(), engines: h.Registry.Providers(registry.ContextEngine)}), func(i int, value string) error {
 		return store.Update(ctx, func(d *config.Doc) error { return d.Set(slotSpecs[i].key, value) })
 	})
 	h.FlushWarnings()

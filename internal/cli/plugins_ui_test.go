@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-go/hermes/internal/plugins"
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/manifest"
+	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/pluginsui"
 )
 
@@ -36,10 +37,10 @@ func TestProviderSlots(t *testing.T) {
 		{name: "a number", yaml: "context:\n  engine: 3\n", memory: "", ctxEn: "3"},
 		{name: "memory not a mapping", yaml: "memory: honcho\n", memory: "", ctxEn: "compressor"},
 	}
-	cat := discoveredProviders{
+	cat := discoveredProviders{plugins: []*plugins.Plugin{
 		screenPlugin("sqlmem", discovery.SourceUser, "exclusive", plugins.StatusNotEnabled),
 		screenPlugin("alpha", discovery.SourceUser, "", plugins.StatusEnabled),
-	}
+	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := config.Parse([]byte(tt.yaml), "config.yaml")
@@ -54,9 +55,86 @@ func TestProviderSlots(t *testing.T) {
 				t.Errorf("memory choices %v, want %v", s[0].Choices, want)
 			}
 			if len(s[1].Choices) != 0 {
-				t.Errorf("context choices %v: nothing discovered is a context engine yet", s[1].Choices)
+				t.Errorf("context choices %v: nothing discovered is a context engine", s[1].Choices)
 			}
 		})
+	}
+}
+
+func providerPlugin(category, name, desc string, src discovery.Source) *plugins.Plugin {
+	key := category + "/" + name
+	return &plugins.Plugin{Key: key, Status: plugins.StatusInactive, Candidate: &discovery.Candidate{
+		Key: key, Source: src, Category: category, Manifest: &manifest.Manifest{Name: name, Description: desc, Kind: "exclusive"},
+	}}
+}
+
+// The pickers offer what discovery found: sub-category directories and entry
+// points by the name their setting holds, flat exclusive plugins, engines
+// general plugins registered; never general plugins, model providers or
+// plugins on the kill list.
+func TestProviderCatalog(t *testing.T) {
+	gone := providerPlugin(discovery.CategoryMemory, "gone", "killed", discovery.SourceUser)
+	gone.Removal = &discovery.Removal{}
+	all := []*plugins.Plugin{
+		providerPlugin(discovery.CategoryMemory, "sqlmem", "SQLite memory", discovery.SourceUser),
+		providerPlugin(discovery.CategoryMemory, "honcho", "bundled honcho", discovery.SourceBundled),
+		providerPlugin(discovery.CategoryMemory, "pipmem", "from pip", discovery.SourceEntrypoint),
+		screenPlugin("flatmem", discovery.SourceUser, "exclusive", plugins.StatusNotEnabled),
+		// A flat exclusive plugin named like a memory/<name> one: one choice.
+		screenPlugin("sqlmem", discovery.SourceUser, "exclusive", plugins.StatusNotEnabled),
+		gone,
+		providerPlugin(discovery.CategoryContextEngine, "lcm", "lossless context", discovery.SourceUser),
+		providerPlugin(discovery.CategoryModelProvider, "acme", "a model provider", discovery.SourceUser),
+		screenPlugin("general", discovery.SourceUser, "", plugins.StatusEnabled),
+	}
+	all[7].Candidate.Manifest.Kind = "model-provider"
+	tests := []struct {
+		name           string
+		engines        []registry.Provider
+		memory, ctxEng []pluginsui.Choice
+	}{
+		{
+			name: "discovered only",
+			memory: []pluginsui.Choice{{Name: "flatmem", Description: "about flatmem"}, {Name: "honcho", Description: "bundled honcho"},
+				{Name: "pipmem", Description: "from pip"}, {Name: "sqlmem", Description: "SQLite memory"}},
+			ctxEng: []pluginsui.Choice{{Name: "lcm", Description: "lossless context"}},
+		},
+		{
+			name: "with a plugin-registered engine",
+			engines: []registry.Provider{
+				{Kind: registry.ContextEngine, Name: "keeplast", Plugin: "keeplast"},
+				// The directory engine's own registration is not listed twice.
+				{Kind: registry.ContextEngine, Name: "lossless", Plugin: "context_engine/lcm"},
+			},
+			memory: []pluginsui.Choice{{Name: "flatmem", Description: "about flatmem"}, {Name: "honcho", Description: "bundled honcho"},
+				{Name: "pipmem", Description: "from pip"}, {Name: "sqlmem", Description: "SQLite memory"}},
+			ctxEng: []pluginsui.Choice{{Name: "keeplast", Description: "installed plugin"}, {Name: "lcm", Description: "lossless context"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := discoveredProviders{plugins: all, engines: tt.engines}
+			if got := cat.MemoryProviders(); !slices.Equal(got, tt.memory) {
+				t.Errorf("memory providers %+v, want %+v", got, tt.memory)
+			}
+			if got := cat.ContextEngines(); !slices.Equal(got, tt.ctxEng) {
+				t.Errorf("context engines %+v, want %+v", got, tt.ctxEng)
+			}
+		})
+	}
+	// The slots carry them to the screen.
+	d, err := config.Parse([]byte("context:\n  engine: lcm\n"), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := providerSlots(d, discoveredProviders{plugins: all})
+	if s[1].Current != "lcm" || len(s[1].Choices) != 1 || s[1].Choices[0].Name != "lcm" || len(s[0].Choices) != 4 {
+		t.Errorf("slots %+v", s)
+	}
+	// And none of them is a general plugin checkbox.
+	_, rows := screenPlugins(all)
+	if len(rows) != 1 || rows[0].Key != "general" {
+		t.Errorf("general rows %+v, want only general", rows)
 	}
 }
 

@@ -107,7 +107,28 @@ func (m *Manager) bounded(ctx context.Context, d time.Duration, method string, f
 	return false
 }
 
-func (m *Manager) ensureInit(ctx context.Context, sessionID string) bool {
+// Platform is the manager's turns as seen from one platform: the gateway's
+// agents share one manager (one provider per process) and each tells the
+// provider its own platform.
+type Platform struct {
+	m    *Manager
+	name string
+}
+
+// ForPlatform is the manager for turns that come from platform name.
+func (m *Manager) ForPlatform(name string) Platform { return Platform{m: m, name: name} }
+
+// BeforeTurn is Manager.BeforeTurn with the view's platform.
+func (p Platform) BeforeTurn(ctx context.Context, sessionID string, turn int, userText string) string {
+	return p.m.beforeTurn(ctx, p.name, sessionID, turn, userText)
+}
+
+// AfterTurn is Manager.AfterTurn.
+func (p Platform) AfterTurn(ctx context.Context, sessionID, userText, assistantText string) {
+	p.m.AfterTurn(ctx, sessionID, userText, assistantText)
+}
+
+func (m *Manager) ensureInit(ctx context.Context, platform, sessionID string) bool {
 	m.mu.Lock()
 	done := m.inited[sessionID]
 	m.inited[sessionID] = true
@@ -117,7 +138,7 @@ func (m *Manager) ensureInit(ctx context.Context, sessionID string) bool {
 	}
 	return m.bounded(ctx, m.o.CallTimeout, "initialize", func(ctx context.Context) error {
 		return m.o.External.Initialize(ctx, sessionID, map[string]any{
-			"hermes_home": m.o.HermesHome, "platform": m.o.Platform, "agent_context": "primary",
+			"hermes_home": m.o.HermesHome, "platform": platform, "agent_context": "primary",
 		})
 	})
 }
@@ -125,13 +146,17 @@ func (m *Manager) ensureInit(ctx context.Context, sessionID string) bool {
 // BeforeTurn runs on_turn_start and prefetch (bounded) and returns the
 // <memory-context> block for this turn's request ("" when there is no recall).
 func (m *Manager) BeforeTurn(ctx context.Context, sessionID string, turn int, userText string) string {
+	return m.beforeTurn(ctx, m.o.Platform, sessionID, turn, userText)
+}
+
+func (m *Manager) beforeTurn(ctx context.Context, platform, sessionID string, turn int, userText string) string {
 	if m.o.External == nil {
 		return ""
 	}
-	m.ensureInit(ctx, sessionID)
+	m.ensureInit(ctx, platform, sessionID)
 	query := m.o.Redact(userText)
 	m.bounded(ctx, m.o.CallTimeout, "on_turn_start", func(ctx context.Context) error {
-		return m.o.External.OnTurnStart(ctx, turn, query, map[string]any{"platform": m.o.Platform})
+		return m.o.External.OnTurnStart(ctx, turn, query, map[string]any{"platform": platform})
 	})
 	var recall any
 	if !m.bounded(ctx, m.o.PrefetchTimeout, "prefetch", func(ctx context.Context) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/install"
 	"github.com/hermes-go/hermes/internal/plugins/discovery"
+	"github.com/hermes-go/hermes/internal/plugins/hostapi"
 	"github.com/hermes-go/hermes/internal/plugins/runtime/python"
 )
 
@@ -65,7 +66,8 @@ func (m *Manager) Discover() error {
 	}
 	read := metadataFiles{}
 	gate := discovery.GateConfig{Enabled: settings.Enabled, EnabledSet: settings.EnabledSet, Disabled: settings.Disabled,
-		Removed: removals(m.opts.Home.CacheDir(), cands, read), MemoryProvider: mem.Provider}
+		Removed: removals(m.opts.Home.CacheDir(), cands, read), MemoryProvider: mem.Provider,
+		ContextEngine: selectedEngine(doc)}
 	m.memory = mem
 	if mem.Provider != "" && !memoryProviderFound(cands, mem.Provider) {
 		m.warn("memory.provider is '%s' but no memory provider of that name is installed (looked for plugins/memory/%s in the bundled, user and project plugin dirs and the %s entry points); using the built-in memory only. See `hermes memory status`.",
@@ -93,6 +95,18 @@ func (m *Manager) Discover() error {
 	}
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
+}
+
+// selectedEngine is context.engine when it names a plugin engine ("" for the
+// built-in compressor or a value that is not a name; the chat warns about those).
+func selectedEngine(doc *config.Doc) string {
+	v, _ := doc.Get("context.engine")
+	name, _ := v.(string)
+	name = strings.TrimSpace(name)
+	if name == hostapi.BuiltinContextEngine {
+		return ""
+	}
+	return name
 }
 
 // memoryProviderFound reports whether a memory provider called name was discovered.

@@ -16,6 +16,9 @@ type GateConfig struct {
 	// MemoryProvider is memory.provider: the one memory provider that loads
 	// ("" = the built-in memory only).
 	MemoryProvider string
+	// ContextEngine is context.engine: a plugins/context_engine/<name>/
+	// plugin of that name loads ("" or "compressor" = the built-in).
+	ContextEngine string
 }
 
 // Removal is a plugin the catalog's kill list names.
@@ -113,7 +116,11 @@ func Decide(c *Candidate, g GateConfig) Decision {
 		n := c.ProviderName()
 		return Decision{Status: StatusInactive, Error: fmt.Sprintf("memory provider — activate with `hermes memory setup %s` (config: memory.provider: %s)", n, n)}
 	case c.Category == CategoryContextEngine:
-		return Decision{Status: StatusInactive, Error: "context engine — selected by context.engine; this host runs only the built-in compressor so far"}
+		n := c.ProviderName()
+		if g.ContextEngine != "" && n == g.ContextEngine {
+			return Decision{Load: true, Status: StatusActive}
+		}
+		return Decision{Status: StatusInactive, Error: fmt.Sprintf("context engine — activate with `hermes config set context.engine %s`", n)}
 	case c.Manifest.Kind == "exclusive":
 		return Decision{Status: StatusNotEnabled, Error: "exclusive plugin — activate via <category>.provider config"}
 	case c.Manifest.Kind == "model-provider":

@@ -87,7 +87,11 @@ func TestProviderGate(t *testing.T) {
 		{"flat exclusive plugin selected by memory.provider", "flatmem", GateConfig{MemoryProvider: "flatmem"}, true, StatusActive, ""},
 		{"flat exclusive plugin not selected", "flatmem", GateConfig{}, false, StatusNotEnabled, "exclusive plugin"},
 		{"model provider enabled, loaded by provider discovery", "model-providers/acme", GateConfig{}, false, StatusEnabled, ""},
-		{"context engine inactive", "context_engine/lcm", GateConfig{}, false, StatusInactive, "context.engine"},
+		{"context engine inactive", "context_engine/lcm", GateConfig{}, false, StatusInactive, "context.engine lcm"},
+		{"another context engine selected", "context_engine/lcm", GateConfig{ContextEngine: "other"}, false, StatusInactive, "context.engine lcm"},
+		{"selected context engine loads", "context_engine/lcm", GateConfig{ContextEngine: "lcm"}, true, StatusActive, ""},
+		{"plugins.enabled does not activate an engine", "context_engine/lcm", GateConfig{Enabled: []string{"context_engine/lcm"}, EnabledSet: true}, false, StatusInactive, "context.engine"},
+		{"disabled beats context.engine", "context_engine/lcm", GateConfig{ContextEngine: "lcm", Disabled: []string{"context_engine/lcm"}}, false, StatusDisabled, "disabled via config"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -202,6 +202,10 @@ class Bridge(Endpoint):
                 from . import memory
 
                 register = lambda ctx: memory.register_default(ctx, module)  # noqa: E731
+            elif (register is None or not callable(register)) and plugin.get("category") == "context_engine":
+                from . import engines
+
+                register = lambda ctx: engines.register_default(ctx, module)  # noqa: E731
             if register is None or not callable(register):
                 raise HostError(-32005, "no register() function")
         self.ctx = PluginContext(self, plugin, self.info)

@@ -44,6 +44,18 @@ def register(ctx, engine):
     return PluginRegistration(ctx, "context_engine", name)
 
 
+def register_default(ctx, module):
+    """upstream's context_engine loader without register(): the first concrete
+    ContextEngine subclass defined in the module, instantiated with no arguments."""
+    from agent.context_engine import ContextEngine
+
+    for _, obj in inspect.getmembers(module, inspect.isclass):
+        if issubclass(obj, ContextEngine) and obj is not ContextEngine and not inspect.isabstract(obj) \
+                and obj.__module__ == module.__name__:
+            return register(ctx, obj())
+    raise HostError(-32005, "no register() function and no ContextEngine subclass in the module")
+
+
 def _warn(bridge, message):
     bridge.notify("log", {"level": "warning", "message": message})
 
