@@ -78,7 +78,7 @@ func (h *Host) lazyPluginLLM() pluginLLMFunc {
 				buildErr = err
 				return
 			}
-			cfg, err := llm.FromConfig(ctx, llm.ModelSection(doc.Map()["model"]), h.f.Env, dotenv)
+			cfg, err := h.llmConfig(ctx, llm.ModelSection(doc.Map()["model"]), dotenv)
 			if err != nil {
 				buildErr = err
 				return

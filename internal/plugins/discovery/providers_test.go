@@ -86,7 +86,8 @@ func TestProviderGate(t *testing.T) {
 		{"disabled wins", "memory/sqlmem", GateConfig{MemoryProvider: "sqlmem", Disabled: []string{"sqlmem"}}, false, StatusDisabled, "disabled via config"},
 		{"flat exclusive plugin selected by memory.provider", "flatmem", GateConfig{MemoryProvider: "flatmem"}, true, StatusActive, ""},
 		{"flat exclusive plugin not selected", "flatmem", GateConfig{}, false, StatusNotEnabled, "exclusive plugin"},
-		{"model provider enabled, loaded by provider discovery", "model-providers/acme", GateConfig{}, false, StatusEnabled, ""},
+		{"model provider not enabled", "model-providers/acme", GateConfig{}, false, StatusNotEnabled, "hermes plugins enable model-providers/acme"},
+		{"model provider enabled loads", "model-providers/acme", GateConfig{Enabled: []string{"model-providers/acme"}, EnabledSet: true}, true, StatusEnabled, ""},
 		{"context engine inactive", "context_engine/lcm", GateConfig{}, false, StatusInactive, "context.engine"},
 	}
 	for _, tt := range tests {
