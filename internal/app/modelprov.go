@@ -42,7 +42,7 @@ func (h *Host) pluginProviders() map[string]llm.Provider {
 				}
 			}
 		}
-		out[p.Name] = lp
+		out[p.Name] = lp // a later registration of the name replaces an earlier one
 		for _, a := range detailStrs(p.Details, "aliases") {
 			if _, taken := out[a]; !taken {
 				out[a] = lp
@@ -57,20 +57,24 @@ func (h *Host) pluginProvider(name string) (registry.Provider, bool) {
 	if h.Registry == nil || name == "" {
 		return registry.Provider{}, false
 	}
-	ps := h.Registry.Providers(registry.ModelProvider)
-	for _, p := range ps {
+	// The last registration of a name wins (upstream's register_provider);
+	// an exact name beats an alias.
+	var byName, byAlias registry.Provider
+	var found, aliased bool
+	for _, p := range h.Registry.Providers(registry.ModelProvider) {
 		if p.Name == name {
-			return p, true
+			byName, found = p, true
 		}
-	}
-	for _, p := range ps {
 		for _, a := range detailStrs(p.Details, "aliases") {
-			if a == name {
-				return p, true
+			if a == name && !aliased {
+				byAlias, aliased = p, true
 			}
 		}
 	}
-	return registry.Provider{}, false
+	if found {
+		return byName, true
+	}
+	return byAlias, aliased
 }
 
 // llmConfig is llm.FromConfigWith over the built-in and the plugins'
