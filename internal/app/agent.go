@@ -116,6 +116,8 @@ func (h *Host) pluginLLM(client llm.Client, cfg llm.Config) *agent.PluginLLM {
 		ClientFor: func(baseURL, apiKey string) (llm.Client, error) {
 			c := cfg
 			c.BaseURL, c.APIKey = baseURL, apiKey
+			// Another endpoint: the main provider's headers and hooks stay with it.
+			c.Headers, c.Profile = nil, nil
 			return llm.New(c)
 		}}
 }
