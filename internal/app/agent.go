@@ -78,7 +78,7 @@ func (h *Host) lazyPluginLLM() pluginLLMFunc {
 				buildErr = err
 				return
 			}
-			cfg, err := llm.FromConfig(ctx, llm.ModelSection(doc.Map()["model"]), h.f.Env, dotenv)
+			cfg, err := h.llmConfig(ctx, llm.ModelSection(doc.Map()["model"]), dotenv)
 			if err != nil {
 				buildErr = err
 				return
@@ -116,6 +116,8 @@ func (h *Host) pluginLLM(client llm.Client, cfg llm.Config) *agent.PluginLLM {
 		ClientFor: func(baseURL, apiKey string) (llm.Client, error) {
 			c := cfg
 			c.BaseURL, c.APIKey = baseURL, apiKey
+			// Another endpoint: the main provider's headers and hooks stay with it.
+			c.Headers, c.Profile = nil, nil
 			return llm.New(c)
 		}}
 }

@@ -20,6 +20,9 @@ import (
 type ChatOptions struct {
 	// Model replaces model.default for this chat ("" keeps it).
 	Model string
+	// Provider replaces model.provider (built-in or a plugin's
+	// register_provider); its endpoint and key then come from the provider.
+	Provider string
 	// Toolsets is --toolsets as typed: comma-separated names, "all", or ""
 	// for config.yaml's `toolsets:` (else every tool).
 	Toolsets string
@@ -88,18 +91,25 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	}
 	cfg := doc.Map()
 	modelSection := llm.ModelSection(cfg["model"])
-	if o.Model != "" {
+	if o.Model != "" || o.Provider != "" {
 		modelSection = maps.Clone(modelSection)
 		if modelSection == nil {
 			modelSection = map[string]any{}
 		}
+	}
+	if o.Model != "" {
 		modelSection["default"] = o.Model
+	}
+	if p := strings.ToLower(strings.TrimSpace(o.Provider)); p != "" && p != modelSection["provider"] {
+		delete(modelSection, "base_url")
+		delete(modelSection, "api_key")
+		modelSection["provider"] = p
 	}
 	dotenv, err := config.ReadDotenv(h.home.EnvPath())
 	if err != nil {
 		return nil, err
 	}
-	lcfg, err := llm.FromConfig(ctx, modelSection, h.f.Env, dotenv)
+	lcfg, err := h.llmConfig(ctx, modelSection, dotenv)
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}

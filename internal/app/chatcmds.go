@@ -150,7 +150,11 @@ func (c *Chat) SwitchModel(ctx context.Context, spec string) error {
 		section = map[string]any{}
 	}
 	if p, m, ok := strings.Cut(spec, ":"); ok {
-		if name, known := llm.KnownProvider(p); known {
+		name, known := llm.KnownProvider(p)
+		if pp, ok := c.h.pluginProvider(p); ok {
+			name, known = pp.Name, true
+		}
+		if known {
 			if m == "" {
 				return fmt.Errorf("/model %s names a provider but no model: /model %s:NAME", spec, p)
 			}
@@ -162,7 +166,7 @@ func (c *Chat) SwitchModel(ctx context.Context, spec string) error {
 		}
 	}
 	section["default"] = spec
-	lcfg, err := llm.FromConfig(ctx, section, c.h.f.Env, c.dotenv)
+	lcfg, err := c.h.llmConfig(ctx, section, c.dotenv)
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,7 @@ func (h *Host) contextEngine(ctx context.Context, s compressionSettings, main ll
 	if base := str("base_url"); base != "" {
 		c := lcfg
 		c.BaseURL, c.APIKey, c.OnAttempt, c.OnRetry, c.OnAttemptError = base, str("api_key"), nil, nil, nil
+		c.Headers, c.Profile = nil, nil // the main provider's, not this endpoint's
 		client, err := llm.New(c)
 		if err != nil {
 			h.f.Warn(fmt.Sprintf("auxiliary.compression.base_url: %v; summaries use the chat's own endpoint", err))

@@ -104,7 +104,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		}
 		return f.Env(k)
 	}
-	lcfg, err := llm.FromConfig(ctx, llm.ModelSection(cfg["model"]), f.Env, dotenv)
+	lcfg, err := h.llmConfig(ctx, llm.ModelSection(cfg["model"]), dotenv)
 	if err != nil {
 		return nil, configError("%v", err)
 	}

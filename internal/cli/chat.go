@@ -28,6 +28,7 @@ type chatOptions struct {
 	JSON     bool
 	Resume   string
 	Model    string
+	Provider string
 	Toolsets string
 	NoStream bool
 }
@@ -61,7 +62,8 @@ to stdout and hermes exits; plugin output and progress always go to stderr.`,
 	fl.StringVarP(&opts.Query, "query", "q", "", "run one prompt and print the final answer (- reads it from standard input)")
 	fl.BoolVar(&opts.JSON, "json", false, "with -q: print the turn's messages and tool calls as JSON")
 	fl.StringVar(&opts.Resume, "resume", "", "continue the stored session `ID` where it stopped")
-	fl.StringVar(&opts.Model, "model", "", "use this model instead of model.default")
+	fl.StringVarP(&opts.Model, "model", "m", "", "use this model instead of model.default")
+	fl.StringVar(&opts.Provider, "provider", "", "use this provider (built-in or a plugin's) instead of model.provider")
 	fl.StringVar(&opts.Toolsets, "toolsets", "", "comma-separated toolsets the model may use (default: config toolsets, else all)")
 	fl.BoolVar(&opts.NoStream, "no-stream", false, "ask the model for whole answers instead of a stream")
 	return cmd
@@ -113,7 +115,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	cs := &chatSession{io: opts.IO, inject: make(chan string, 16)}
 	cs.out = newChatOutput(opts.IO, opts.Query == "")
 	cs.chat, err = h.NewChat(ctx, app.ChatOptions{
-		Model: opts.Model, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
+		Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
 		Output: cs.out,
 		Inject: cs.injectMessage,
 	})

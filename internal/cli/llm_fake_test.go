@@ -20,6 +20,7 @@ import (
 //	                             # every request body to $WORK/fakellm-requests.jsonl
 //	fakellm requests             # print the requests received (JSON, indented) to stdout
 //	fakellm last                 # print only the last request received (JSON, indented)
+//	fakellm header NAME          # that header of each request received, one a line
 //	fakellm count N              # the server has received exactly N requests
 //	fakellm pending N            # N scripted replies are still unused
 //	fakellm stop                 # optional: the server also stops when the script ends
@@ -102,6 +103,19 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		want, got := number(), need().Pending()
 		if (got == want) == neg {
 			ts.Fatalf("fakellm has %d unused replies, want %s%d", got, map[bool]string{true: "not "}[neg], want)
+		}
+	case "header":
+		// header NAME: that header of every request received, one line each
+		// ("-" when a request had none).
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakellm header NAME")
+		}
+		for _, r := range need().Requests() {
+			v := r.Header.Get(args[1])
+			if v == "" {
+				v = "-"
+			}
+			fmt.Fprintln(ts.Stdout(), v)
 		}
 	case "stop":
 		need()

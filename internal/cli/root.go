@@ -177,6 +177,7 @@ func newRootCmd(ctx context.Context, f *app.Factory) *cobra.Command {
 		newCmdOpenURL(f, nil),
 		newCmdHooks(f),
 		newCmdMemory(f),
+		newCmdModel(f),
 	)
 	usageErrors(root)
 	addCompletions(root, f)

@@ -105,6 +105,12 @@ func (c *client) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
+	if c.cfg.Profile != nil {
+		var err error
+		if req, err = c.applyProfile(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	body, err := c.body(req, stream)
 	if err != nil {
 		return nil, err
@@ -263,6 +269,11 @@ func (c *client) newRequest(ctx context.Context, body []byte, stream bool) (*htt
 	}
 	if c.cfg.APIKey != "" {
 		r.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		if !strings.EqualFold(k, "Authorization") && !strings.EqualFold(k, "Content-Type") {
+			r.Header.Set(k, v)
+		}
 	}
 	ua := c.cfg.UserAgent
 	if ua == "" {
@@ -430,4 +441,34 @@ func pooledTransport() *http.Transport {
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 64
 	return t
+}
+
+// applyProfile runs the provider's hooks on a copy of req: prepare_messages
+// replaces the messages, build_extra_body's keys join req.Extra (the
+// request's own keys win).
+func (c *client) applyProfile(ctx context.Context, req Request) (Request, error) {
+	msgs, err := c.cfg.Profile.PrepareMessages(ctx, req.Messages)
+	if err != nil {
+		return req, fmt.Errorf("provider %s: %w", c.cfg.Provider, err)
+	}
+	req.Messages = msgs
+	model := req.Model
+	if model == "" {
+		model = c.cfg.Model
+	}
+	extra, err := c.cfg.Profile.ExtraBody(ctx, model)
+	if err != nil {
+		return req, fmt.Errorf("provider %s: %w", c.cfg.Provider, err)
+	}
+	if len(extra) > 0 {
+		merged := make(map[string]any, len(extra)+len(req.Extra))
+		for k, v := range extra {
+			merged[k] = v
+		}
+		for k, v := range req.Extra {
+			merged[k] = v
+		}
+		req.Extra = merged
+	}
+	return req, nil
 }

@@ -18,23 +18,28 @@ import (
 type Provider struct {
 	BaseURL string
 	KeyEnv  string // "" for local servers that need no key
+	// BaseURLEnv, when set in the environment, overrides BaseURL (a plugin
+	// profile's "X_BASE_URL" env var).
+	BaseURLEnv string
+	// Headers are sent with every request (a plugin profile's default_headers).
+	Headers map[string]string
 }
 
 // Providers are the model.provider names with a default base URL.
 var Providers = map[string]Provider{
-	"openrouter": {"https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
-	"openai":     {"https://api.openai.com/v1", "OPENAI_API_KEY"},
-	"nous":       {"https://inference-api.nousresearch.com/v1", "NOUS_API_KEY"},
-	"groq":       {"https://api.groq.com/openai/v1", "GROQ_API_KEY"},
-	"together":   {"https://api.together.xyz/v1", "TOGETHER_API_KEY"},
-	"deepseek":   {"https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"},
-	"mistral":    {"https://api.mistral.ai/v1", "MISTRAL_API_KEY"},
-	"fireworks":  {"https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"},
-	"xai":        {"https://api.x.ai/v1", "XAI_API_KEY"},
-	"ollama":     {"http://localhost:11434/v1", ""},
-	"lmstudio":   {"http://localhost:1234/v1", ""},
-	"vllm":       {"http://localhost:8000/v1", ""},
-	"llamacpp":   {"http://localhost:8080/v1", ""},
+	"openrouter": {BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"},
+	"openai":     {BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"},
+	"nous":       {BaseURL: "https://inference-api.nousresearch.com/v1", KeyEnv: "NOUS_API_KEY"},
+	"groq":       {BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY"},
+	"together":   {BaseURL: "https://api.together.xyz/v1", KeyEnv: "TOGETHER_API_KEY"},
+	"deepseek":   {BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY"},
+	"mistral":    {BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY"},
+	"fireworks":  {BaseURL: "https://api.fireworks.ai/inference/v1", KeyEnv: "FIREWORKS_API_KEY"},
+	"xai":        {BaseURL: "https://api.x.ai/v1", KeyEnv: "XAI_API_KEY"},
+	"ollama":     {BaseURL: "http://localhost:11434/v1", KeyEnv: ""},
+	"lmstudio":   {BaseURL: "http://localhost:1234/v1", KeyEnv: ""},
+	"vllm":       {BaseURL: "http://localhost:8000/v1", KeyEnv: ""},
+	"llamacpp":   {BaseURL: "http://localhost:8080/v1", KeyEnv: ""},
 }
 
 // providerAliases maps other spellings to a Providers key.
@@ -73,6 +78,13 @@ var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // otherwise a missing key is an error naming the variable to set. settings may be nil
 // (no model section): the error then says what to add.
 func FromConfig(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string) (Config, error) {
+	return FromConfigWith(ctx, settings, env, dotenv, nil)
+}
+
+// FromConfigWith is FromConfig with more providers than the built-in ones
+// (the plugins' register_provider profiles); one of extra wins over a
+// built-in of the same name.
+func FromConfigWith(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string, extra map[string]Provider) (Config, error) {
 	_ = ctx
 	if env == nil {
 		env = func(string) string { return "" }
@@ -153,6 +165,13 @@ func FromConfig(ctx context.Context, settings map[string]any, env func(string) s
 		return cfg, err
 	}
 	prov, known := Providers[cfg.Provider]
+	if p, ok := extra[cfg.Provider]; ok {
+		prov, known = p, true
+		if v, ok := lookup(p.BaseURLEnv); ok && p.BaseURLEnv != "" && cfg.BaseURL == "" {
+			cfg.BaseURL = v
+		}
+		cfg.Headers = p.Headers
+	}
 	switch {
 	case cfg.BaseURL != "":
 		if cfg.Provider == "" || cfg.Provider == "auto" {
@@ -164,7 +183,12 @@ func FromConfig(ctx context.Context, settings map[string]any, env func(string) s
 		cfg.Provider, prov = "openrouter", Providers["openrouter"]
 		cfg.BaseURL = prov.BaseURL
 	default:
-		return cfg, fmt.Errorf("model.provider %q has no default endpoint: set model.base_url (known providers: %s)", cfg.Provider, strings.Join(providerNames(), ", "))
+		names := providerNames()
+		for n := range extra {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return cfg, fmt.Errorf("model.provider %q has no default endpoint: set model.base_url (known providers: %s)", cfg.Provider, strings.Join(names, ", "))
 	}
 	if u, perr := url.Parse(cfg.BaseURL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return cfg, fmt.Errorf("model.base_url %q is not an http(s) URL (e.g. http://localhost:8000/v1)", cfg.BaseURL)

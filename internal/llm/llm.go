@@ -277,6 +277,19 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// UserAgent overrides the User-Agent header.
 	UserAgent string
+	// Headers are extra request headers (a provider profile's default_headers);
+	// they never replace Authorization or Content-Type.
+	Headers map[string]string
+	// Profile, if set, rewrites each request before it is sent (a plugin
+	// provider's prepare_messages / build_extra_body hooks). Its error fails
+	// the request without a retry: a broken hook does not get better.
+	Profile Profile
+}
+
+// Profile is a provider's say over the requests sent to it.
+type Profile interface {
+	PrepareMessages(ctx context.Context, msgs []Message) ([]Message, error)
+	ExtraBody(ctx context.Context, model string) (map[string]any, error)
 }
 
 // marshalNoEscape encodes v without HTML escaping (prompts contain <, > and &

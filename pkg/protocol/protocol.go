@@ -598,6 +598,21 @@ type ContextEngineCallParams struct {
 	Kwargs map[string]any `json:"kwargs,omitempty"`
 }
 
+// Model providers (register_provider(ProviderProfile(...))). The profile lives
+// in the plugin's process; its fields travel once in the registration's
+// details, and the hooks a subclass overrides (details "hooks") are called by
+// name: prepare_messages(messages) → {"messages": [...]},
+// build_extra_body(session_id, model) → {...}, fetch_models(api_key,
+// base_url, timeout) → [ids] or null.
+const MethodModelProviderCall = "model_provider.call"
+
+// ModelProviderCallParams name the provider, the hook and its keyword arguments.
+type ModelProviderCallParams struct {
+	Name   string         `json:"name"`
+	Method string         `json:"method"`
+	Kwargs map[string]any `json:"kwargs,omitempty"`
+}
+
 // Memory providers (ctx.register_memory_provider). The provider object lives in
 // the plugin's process; the host's agent calls its methods by these names, with
 // MemoryParams: Provider is the registered name, Args the method's keyword

@@ -268,7 +268,20 @@ func (s *Server) LastRequest(t testing.TB) Request {
 	return reqs[len(reqs)-1]
 }
 
+// Models are what GET /v1/models lists (an OpenAI-style {"data": [{"id"}]}).
+var Models = []string{"fake-model", "fake-model-mini"}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		// Model listing is not a chat request: not recorded, no reply used.
+		data := make([]map[string]string, len(Models))
+		for i, m := range Models {
+			data[i] = map[string]string{"id": m, "object": "model"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
 	received := clock.Now()
 	s.mu.Lock()
 	lean := s.lean

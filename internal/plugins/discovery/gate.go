@@ -124,7 +124,12 @@ func Decide(c *Candidate, g GateConfig) Decision {
 	case c.Manifest.Kind == "exclusive":
 		return Decision{Status: StatusNotEnabled, Error: "exclusive plugin — activate via <category>.provider config"}
 	case c.Manifest.Kind == "model-provider":
-		return Decision{Status: StatusEnabled} // provider discovery imports it, never this loader
+		// Upstream's provider discovery: bundled profiles load unless disabled,
+		// user and project ones only when plugins.enabled names them.
+		if c.Source == SourceBundled || (g.EnabledSet && matchAny(names, g.Enabled)) {
+			return Decision{Load: true, Status: StatusEnabled}
+		}
+		return Decision{Status: StatusNotEnabled, Error: fmt.Sprintf("model provider — not enabled in config (run `hermes plugins enable %s`, then select it with model.provider or --provider)", c.Key)}
 	case c.Source == SourceBundled && c.Manifest.Kind == "backend":
 		return Decision{Load: true, Status: StatusEnabled}
 	case c.Source == SourceBundled && c.Manifest.Kind == "platform":

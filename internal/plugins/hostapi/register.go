@@ -158,6 +158,8 @@ func registerOther(ctx context.Context, s *Session, rp protocol.RegisterOtherPar
 		return registerContextEngine(ctx, s, rp)
 	case "register_memory_provider":
 		return registerMemoryProvider(ctx, s, rp)
+	case "register_provider":
+		return registerModelProvider(ctx, s, rp)
 	}
 	key := s.p.ID()
 	note := "accepted and recorded; not available in this host yet"

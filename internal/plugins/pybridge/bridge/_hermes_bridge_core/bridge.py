@@ -10,6 +10,8 @@ from . import compat
 from .compat import _install_plugins_alias, _narrow, _no_kwargs, _tool_result
 from .context import _DISPATCH_DEPTH, PluginContext
 from .engines import EngineHost
+from . import providers
+from .providers import ProviderHost
 from .memory import MemoryHost
 from .platforms import PlatformHost
 from .rpc import PROTOCOL_VERSION, Endpoint, HostError
@@ -81,6 +83,9 @@ class Bridge(Endpoint):
         # register_memory_provider's providers by name.
         self.memory_providers = {}
         self.methods.update(MemoryHost(self).methods())
+        # register_provider's profiles by name (many at once).
+        self.model_providers = {}
+        self.methods.update(ProviderHost(self).methods())
 
     def call(self, method, params, wait=None):
         """Call the host and wait for its answer (from any thread): Endpoint._call,
@@ -206,11 +211,15 @@ class Bridge(Endpoint):
                 from . import engines
 
                 register = lambda ctx: engines.register_default(ctx, module)  # noqa: E731
+            elif (register is None or not callable(register)) and (plugin.get("category") == "model-providers"
+                                                                 or plugin.get("kind") == "model-provider"):
+                register = lambda ctx: None  # noqa: E731 - upstream's profiles register at import
             if register is None or not callable(register):
                 raise HostError(-32005, "no register() function")
         self.ctx = PluginContext(self, plugin, self.info)
         _install_logging_if_used(self)
         self.run_maybe_async(register(self.ctx), rid)
+        providers.flush(self.ctx)
         _install_logging_if_used(self)
         return {"ok": True}
 

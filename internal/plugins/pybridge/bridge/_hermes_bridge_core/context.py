@@ -239,7 +239,7 @@ _OTHER_REGISTRARS = (
     "register_dashboard_auth_provider", "register_image_gen_provider",
     "register_video_gen_provider", "register_web_search_provider", "register_browser_provider",
     "register_terminal_environment_provider", "register_secret_source", "register_tts_provider",
-    "register_transcription_provider", "register_provider",
+    "register_transcription_provider",
 )
 
 
@@ -432,6 +432,11 @@ class PluginContext:
         from . import engines
 
         return engines.register(self, engine)
+
+    def register_provider(self, profile):
+        from . import providers
+
+        return providers.register(self, profile)
 
     def register_memory_provider(self, provider):
         from . import memory
