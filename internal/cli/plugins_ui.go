@@ -134,15 +134,16 @@ func providerSlots(d *config.Doc, cat providerCatalog) []pluginsui.Slot {
 }
 
 // screenPlugins are the general plugin rows, by key: every discovered plugin
-// but memory providers (they have their picker) and plugins the catalog's kill
-// list keeps from loading (checking one would change nothing).
+// but memory providers and context engines (they have their pickers) and
+// plugins the catalog's kill list keeps from loading (checking one would
+// change nothing). Model providers are rows: plugins.enabled loads them.
 func screenPlugins(all []*plugins.Plugin) ([]*plugins.Plugin, []pluginsui.Plugin) {
 	var ps []*plugins.Plugin
 	var rows []pluginsui.Plugin
 	for _, p := range all {
-		// Provider plugins have their pickers (or, model providers, their own
-		// discovery): plugins.enabled does nothing for them.
-		if p.Candidate.Category != "" || isMemoryProvider(p) || killed(p) {
+		// Memory providers and context engines have their pickers:
+		// plugins.enabled does nothing for them.
+		if (p.Candidate.Category != "" && p.Candidate.Category != "model-providers") || isMemoryProvider(p) || killed(p) {
 			continue
 		}
 		mf := p.Candidate.Manifest

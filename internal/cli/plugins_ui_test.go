@@ -131,10 +131,11 @@ func TestProviderCatalog(t *testing.T) {
 	if s[1].Current != "lcm" || len(s[1].Choices) != 1 || s[1].Choices[0].Name != "lcm" || len(s[0].Choices) != 4 {
 		t.Errorf("slots %+v", s)
 	}
-	// And none of them is a general plugin checkbox.
+	// No memory provider or context engine is a general plugin checkbox; a
+	// model provider is (plugins.enabled loads it).
 	_, rows := screenPlugins(all)
-	if len(rows) != 1 || rows[0].Key != "general" {
-		t.Errorf("general rows %+v, want only general", rows)
+	if len(rows) != 2 || rows[0].Key != "model-providers/acme" || rows[1].Key != "general" {
+		t.Errorf("general rows %+v, want the model provider and general", rows)
 	}
 }
 
