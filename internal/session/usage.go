@@ -25,7 +25,8 @@ func (s *Store) RecordUsage(ctx context.Context, id string, u TurnUsage) error {
 	if u.CostUSD != nil {
 		cost = *u.CostUSD
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO turn_usage (session_id, message_seq, model, api_calls, prompt_tokens,
+	// Through the group commit: a direct write would contend for the lock with it.
+	_, err := s.exec(ctx, `INSERT INTO turn_usage (session_id, message_seq, model, api_calls, prompt_tokens,
 		completion_tokens, total_tokens, cost_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, u.MessageSeq, u.Model, u.APICalls, u.PromptTokens, u.CompletionTokens, u.TotalTokens, cost, ms(s.now()))
 	return s.wrap("recording usage", err)
