@@ -21,18 +21,10 @@ func TestRegisterContextEngine(t *testing.T) {
 		{name: "no name", params: `{"registrar":"register_context_engine","name":""}`, code: protocol.CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, reg, _ := newTestSession(t, "")
-			_, perr := call(t, s, protocol.MethodRegisterOther, tc.params)
-			if tc.code != 0 {
-				if perr == nil || perr.Code != tc.code {
-					t.Fatalf("error %v, want code %d", perr, tc.code)
-				}
+			s, reg := registerOtherFromA(t, tc.params, tc.code)
+			if reg == nil {
 				return
 			}
-			if perr != nil {
-				t.Fatal(perr)
-			}
-			reg.Commit("a")
 			got := reg.Providers(registry.ContextEngine)
 			if (len(got) == 1) != tc.registered {
 				t.Fatalf("%d engines, registered=%v", len(got), tc.registered)

@@ -25,18 +25,10 @@ func TestRegisterModelProvider(t *testing.T) {
 		{name: "header value not a string", params: `{"registrar":"register_provider","name":"acme","details":{"default_headers":{"X-A":1}}}`, code: protocol.CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, reg, _ := newTestSession(t, "")
-			_, perr := call(t, s, protocol.MethodRegisterOther, tc.params)
-			if tc.code != 0 {
-				if perr == nil || perr.Code != tc.code {
-					t.Fatalf("error %v, want code %d", perr, tc.code)
-				}
+			s, reg := registerOtherFromA(t, tc.params, tc.code)
+			if reg == nil {
 				return
 			}
-			if perr != nil {
-				t.Fatal(perr)
-			}
-			reg.Commit("a")
 			got := reg.Providers(registry.ModelProvider)
 			if len(got) != 1 || got[0].Conn == nil || got[0].Plugin != "a" || got[0].Name != "acme" {
 				t.Fatalf("providers %+v", got)

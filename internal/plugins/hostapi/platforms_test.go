@@ -53,18 +53,10 @@ func TestRegisterPlatform(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, reg, _ := newTestSession(t, "")
-			_, perr := call(t, s, protocol.MethodRegisterOther, tc.params)
-			if tc.code != 0 {
-				if perr == nil || perr.Code != tc.code {
-					t.Fatalf("error %v, want code %d", perr, tc.code)
-				}
+			s, reg := registerOtherFromA(t, tc.params, tc.code)
+			if reg == nil {
 				return
 			}
-			if perr != nil {
-				t.Fatal(perr)
-			}
-			reg.Commit("a")
 			got, _ := reg.Platforms()
 			if (len(got) == 1) != tc.registered {
 				t.Fatalf("%d entries, registered=%v", len(got), tc.registered)
@@ -121,4 +113,24 @@ func TestPlatformEventRouting(t *testing.T) {
 	if _, perr := call(t, s, protocol.MethodPlatformEvent, ev); perr == nil {
 		t.Fatal("delivered after unbind")
 	}
+}
+
+// registerOtherFromA sends one ctx.register_other from plugin "a" and commits it.
+// With code set it checks the call failed with that code and returns a nil
+// registry.
+func registerOtherFromA(t *testing.T, params string, code int) (*Session, *registry.Registry) {
+	t.Helper()
+	s, reg, _ := newTestSession(t, "")
+	_, perr := call(t, s, protocol.MethodRegisterOther, params)
+	if code != 0 {
+		if perr == nil || perr.Code != code {
+			t.Fatalf("error %v, want code %d", perr, code)
+		}
+		return s, nil
+	}
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	reg.Commit("a")
+	return s, reg
 }
