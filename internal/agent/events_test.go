@@ -83,7 +83,10 @@ func eventAgent(t *testing.T, srv *llmtest.Server, out agent.Output, stream bool
 	}})
 	reg := tools.NewRegistry()
 	for _, tl := range []*tools.Tool{
-		echoTool("slow", func(context.Context, map[string]any) (string, error) { clk.add(2500 * time.Millisecond); return "slow done", nil }),
+		echoTool("slow", func(context.Context, map[string]any) (string, error) {
+			clk.add(2500 * time.Millisecond)
+			return "slow done", nil
+		}),
 		echoTool("fails", func(context.Context, map[string]any) (string, error) { return "", fmt.Errorf("disk on fire") }),
 		echoTool("guarded", func(context.Context, map[string]any) (string, error) { t.Error("a blocked tool ran"); return "", nil }),
 	} {
