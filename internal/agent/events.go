@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -46,9 +48,38 @@ func (a *Agent) toolStarted(ev ToolStartEvent) {
 
 // toolEnded tells a ToolObserver that a tool call ended.
 func (a *Agent) toolEnded(ev ToolEndEvent) {
-	if o, ok := a.o.Output.(ToolObserver); ok {
-		o.ToolEnd(ev)
+	o, ok := a.o.Output.(ToolObserver)
+	if !ok {
+		return
 	}
+	if !ev.Blocked {
+		if msg, blocked := blockedResult(ev.Result); blocked {
+			ev.Blocked = true
+			if ev.Err == "" {
+				ev.Err = msg
+			}
+		}
+	}
+	o.ToolEnd(ev)
+}
+
+// blockedResult reports whether a tool's result says it refused to act: the
+// terminal tool answers a denied or blocked command with status "blocked" and
+// the reason in "error" (upstream's shape), an ordinary result as far as the
+// pipeline is concerned.
+func blockedResult(result string) (msg string, blocked bool) {
+	if !strings.Contains(result, `"blocked"`) {
+		return "", false
+	}
+	var r struct {
+		Status string `json:"status"`
+		Error  any    `json:"error"`
+	}
+	if json.Unmarshal([]byte(result), &r) != nil || r.Status != "blocked" {
+		return "", false
+	}
+	msg, _ = r.Error.(string)
+	return msg, true
 }
 
 // reasoning hands a piece of reasoning to an Output that shows it.

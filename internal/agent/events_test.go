@@ -89,6 +89,10 @@ func eventAgent(t *testing.T, srv *llmtest.Server, out agent.Output, stream bool
 		}),
 		echoTool("fails", func(context.Context, map[string]any) (string, error) { return "", fmt.Errorf("disk on fire") }),
 		echoTool("guarded", func(context.Context, map[string]any) (string, error) { t.Error("a blocked tool ran"); return "", nil }),
+		// As the terminal tool answers a command the approval denied.
+		echoTool("denied", func(context.Context, map[string]any) (string, error) {
+			return `{"output": "", "exit_code": -1, "error": "BLOCKED: the user denied it", "status": "blocked"}`, nil
+		}),
 	} {
 		if err := reg.Register(tl, false); err != nil {
 			t.Fatal(err)
@@ -111,6 +115,7 @@ func TestToolObserverEvents(t *testing.T) {
 		llmtest.CallReply{ID: "c1", Name: "slow", Arguments: map[string]any{"text": "x"}},
 		llmtest.CallReply{ID: "c2", Name: "fails"},
 		llmtest.CallReply{ID: "c3", Name: "guarded"},
+		llmtest.CallReply{ID: "c4", Name: "denied"},
 	), llmtest.Text("done"))
 	out := &eventOutput{}
 	clk := &stepClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
@@ -119,7 +124,8 @@ func TestToolObserverEvents(t *testing.T) {
 	if _, err := ag.Run(context.Background(), s, "go"); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`start c1 slow {"text":"x"}`, "end c1 slow", "start c2 fails {}", "end c2 fails", "start c3 guarded {}", "end c3 guarded"}
+	want := []string{`start c1 slow {"text":"x"}`, "end c1 slow", "start c2 fails {}", "end c2 fails", "start c3 guarded {}", "end c3 guarded",
+		"start c4 denied {}", "end c4 denied"}
 	if fmt.Sprint(out.events) != fmt.Sprint(want) {
 		t.Errorf("events\n%q\nwant\n%q", out.events, want)
 	}
@@ -128,10 +134,10 @@ func TestToolObserverEvents(t *testing.T) {
 			t.Errorf("a ToolObserver got the progress line %q too", p)
 		}
 	}
-	if len(out.ends) != 3 {
-		t.Fatalf("%d ToolEnd events, want 3", len(out.ends))
+	if len(out.ends) != 4 {
+		t.Fatalf("%d ToolEnd events, want 4", len(out.ends))
 	}
-	slow, fails, guarded := out.ends[0], out.ends[1], out.ends[2]
+	slow, fails, guarded, denied := out.ends[0], out.ends[1], out.ends[2], out.ends[3]
 	if slow.Duration != 2500*time.Millisecond || slow.Err != "" || slow.Blocked || slow.Result != "slow done" {
 		t.Errorf("slow call ended %+v, want 2.5s, no error, result %q", slow, "slow done")
 	}
@@ -140,6 +146,9 @@ func TestToolObserverEvents(t *testing.T) {
 	}
 	if !guarded.Blocked || !strings.Contains(guarded.Err, "guard says no") {
 		t.Errorf("guarded call ended %+v, want blocked with the guard's message", guarded)
+	}
+	if !denied.Blocked || denied.Err != "BLOCKED: the user denied it" {
+		t.Errorf("denied call ended %+v, want blocked with the tool's reason", denied)
 	}
 }
 
