@@ -21,7 +21,9 @@ const (
 
 // Diff is what a write_file or patch call will change, as a unified diff,
 // computed when the call starts (before the tool writes): readFile reads the
-// file as it is now (a missing file is a new one: every line added). It is
+// file as it is now, given the path as the model sent it (the caller resolves
+// it as the tool does, against the tool's working directory); an error that
+// is fs.ErrNotExist makes it a new file, every line added. It is
 // coloured (+ green, - red, @@ cyan) only with color, each line cut to width,
 // and capped at 200 lines. ok is false for other tools, and for a call the
 // tool will refuse (bad arguments, a patch whose old_string does not match
@@ -193,10 +195,10 @@ func hunkHeader(h *udiff.Hunk) string {
 }
 
 func hunkRange(start, n int) string {
-	switch {
-	case n == 0:
+	switch n {
+	case 0:
 		return strconv.Itoa(max(start-1, 0)) + ",0"
-	case n == 1:
+	case 1:
 		return strconv.Itoa(start)
 	}
 	return strconv.Itoa(start) + "," + strconv.Itoa(n)
