@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -68,6 +70,21 @@ func Diff(name, args string, readFile func(path string) ([]byte, error), width i
 	return renderDiff(path, before, after, isNew, width, color), true
 }
 
+// FileReader reads a file the way the built-in file tools find it: "~/" is
+// under home, a relative path under workDir. It is Diff's readFile for the
+// chat.
+func FileReader(workDir, home string) func(path string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(workDir, p)
+		}
+		return os.ReadFile(filepath.Clean(p))
+	}
+}
+
 // patched is text after the patch tool's replace mode, as the tool does it
 // (internal/tools/builtin/files.go): old_string must match exactly once unless
 // replace_all, and a CRLF file is matched with the model's LF text made CRLF.
@@ -113,6 +130,9 @@ func renderDiff(path, before, after string, isNew bool, width int, color bool) s
 	}
 	if before == after {
 		return render(st.dim, color, fit("no changes to "+shown, width))
+	}
+	if strings.IndexByte(before, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {
+		return render(st.dim, color, fit(fmt.Sprintf("%s: binary, %s → %s", shown, humanSize(len(before)), humanSize(len(after))), width))
 	}
 	if len(before) > diffMaxBytes || len(after) > diffMaxBytes {
 		// Diffing megabytes would stall the screen for a diff nobody reads.

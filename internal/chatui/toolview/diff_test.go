@@ -3,6 +3,8 @@ package toolview
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +55,7 @@ var diffCases = []diffCase{
 	{"write_no_final_newline", "write_file", str("a\nb"), map[string]any{"path": "n.txt", "content": "a\nc"}, 80, true},
 	{"write_capped", "write_file", nil, map[string]any{"path": "big.txt", "content": numbered(300)}, 80, true},
 	{"write_escapes", "write_file", str("plain\n"), map[string]any{"path": "e\x1b[2J.txt", "content": "plain\n" + evil + "\n"}, 80, true},
+	{"write_binary", "write_file", str("\x00\x01\x02 old"), map[string]any{"path": "b.bin", "content": "text now\n"}, 80, true},
 	{"write_missing_content", "write_file", nil, map[string]any{"path": "x.txt"}, 80, false},
 	{"patch_replace", "patch", str(goFile), map[string]any{"path": "main.go", "old_string": `fmt.Println("hello")`, "new_string": "fmt.Println(\"hi\")\n\tfmt.Println(\"bye\")"}, 80, true},
 	{"patch_replace_all", "patch", str("a x\nb\nc x\n" + numbered(10) + "x end\n"), map[string]any{"path": "r.txt", "old_string": "x", "new_string": "y", "replace_all": true}, 80, true},
@@ -159,5 +162,26 @@ func TestDiffPredictsTheTool(t *testing.T) {
 				t.Errorf("the tool wrote %q, Diff showed the change to %q", got, want)
 			}
 		})
+	}
+}
+
+// FileReader finds files as the built-in tools do: relative paths under the
+// work directory, ~/ under home, absolute ones as they are.
+func TestFileReader(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	for path, content := range map[string]string{filepath.Join(work, "rel.txt"): "work", filepath.Join(home, "h.txt"): "home"} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := FileReader(work, home)
+	for path, want := range map[string]string{"rel.txt": "work", "./sub/../rel.txt": "work", "~/h.txt": "home", filepath.Join(home, "h.txt"): "home"} {
+		got, err := read(path)
+		if err != nil || string(got) != want {
+			t.Errorf("read(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+	if _, err := read("missing.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file gives %v, want fs.ErrNotExist (Diff shows it as new)", err)
 	}
 }
