@@ -29,13 +29,19 @@ type Call struct {
 func Header(c Call, width int, spinnerFrame string, color bool) string {
 	st := newStyles(color)
 	icon, iconStyle := termsafe.Line(spinnerFrame), st.spinner
+	var o outcome
+	if c.Done {
+		o = readResult(c.Result)
+	}
 	switch {
 	case !c.Done && icon == "":
 		icon = "•"
 	case !c.Done:
-	case c.Blocked:
+	case c.Blocked || o.blocked:
 		icon, iconStyle = "⊘", st.blocked
-	case c.Err != "":
+	case c.Err != "" || o.err != "" || o.exit != 0:
+		// A command that exited non-zero or a tool that answered with an
+		// error failed, though the pipeline saw a result.
 		icon, iconStyle = "✗", st.fail
 	default:
 		icon, iconStyle = "✓", st.ok
@@ -148,7 +154,7 @@ func Summary(c Call, width int, color bool) string {
 		return render(st.blocked, color, fit("blocked: "+why, width))
 	case c.Err != "":
 		return render(st.fail, color, fit(oneLine(c.Err), width))
-	case o.err != "" && o.text == "":
+	case o.err != "":
 		return render(st.fail, color, fit(oneLine(o.err), width))
 	}
 	prefix := ""

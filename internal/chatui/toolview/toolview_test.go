@@ -65,6 +65,9 @@ func TestHeader(t *testing.T) {
 		{"escapes_in_args", Call{Name: "terminal", Args: `{"command":"echo ` + jsonEscape(evil) + `\nnext line"}`, Done: true}, 60, ""},
 		{"not_json", Call{Name: "mystery", Args: "not json at all", Done: true}, 40, ""},
 		{"no_args", Call{Name: "list_skills", Args: `{}`, Done: true, Duration: 1500 * time.Millisecond}, 40, ""},
+		{"exit_code_fails", Call{Name: "terminal", Args: `{"command":"false"}`, Done: true, Result: `{"output": "", "exit_code": 1, "error": null}`}, 40, ""},
+		{"tool_error_result", Call{Name: "plugin_tool", Done: true, Result: `{"error": "quota exceeded"}`}, 40, ""},
+		{"blocked_by_result", Call{Name: "terminal", Args: `{"command":"rm -rf ~"}`, Done: true, Result: `{"output": "", "exit_code": -1, "error": "BLOCKED: denied", "status": "blocked"}`}, 40, ""},
 		{"tiny_width", Call{Name: "a_tool_with_a_long_name", Args: `{"x":1}`, Done: true, Duration: time.Hour + 5*time.Minute}, 12, ""},
 	}
 	for _, tt := range tests {
@@ -101,6 +104,7 @@ func TestSummaryAndExpanded(t *testing.T) {
 		{"escapes", Call{Name: "plugin_tool", Done: true, Result: "before " + evil + " after\r\nsecond line"}, 40},
 		{"wide_chars_wrap", Call{Name: "plugin_tool", Done: true, Result: "日本語のテキストがとても長いのでこの行は折り返されるはずです。そして次の文。"}, 20},
 		{"running", Call{Name: "terminal"}, 40},
+		{"terminal_timeout", Call{Name: "terminal", Done: true, Result: `{"output": "partial output\n", "exit_code": 124, "error": "Command timed out after 180s"}`}, 40},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
