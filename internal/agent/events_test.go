@@ -201,3 +201,64 @@ func TestReasoningReachesReasoningOutput(t *testing.T) {
 		}
 	}
 }
+
+// clientFunc is an llm.Client made of a function.
+type clientFunc func(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error)
+
+func (f clientFunc) Chat(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	return f(ctx, req, onDelta)
+}
+
+// waitOutput shows the wait for the model (a spinner) and records when it ends.
+type waitOutput struct {
+	plainOutput
+	waitDone bool
+}
+
+func (o *waitOutput) Waiting(string) (func(string), func()) {
+	return func(string) {}, func() { o.waitDone = true }
+}
+
+type waitReasoningOutput struct{ waitOutput }
+
+func (*waitReasoningOutput) Reasoning(string) {}
+
+// Reasoning ends the wait only for an Output that shows it: a line-mode
+// terminal keeps its spinner while the model thinks, until the answer starts.
+func TestReasoningEndsTheWaitOnlyWhenShown(t *testing.T) {
+	tests := []struct {
+		name string
+		out  interface {
+			agent.Output
+			ended() bool
+		}
+		wantEnded bool
+	}{
+		{"plain", &waitOutput{}, false},
+		{"shows reasoning", &waitReasoningOutput{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var endedAtReasoning bool
+			client := clientFunc(func(_ context.Context, _ llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+				onDelta(llm.Delta{Reasoning: "thinking"})
+				endedAtReasoning = tt.out.ended()
+				onDelta(llm.Delta{Content: "answer"})
+				return &llm.Response{Message: llm.Message{Role: "assistant", Content: "answer"}, FinishReason: "stop", Reasoning: "thinking"}, nil
+			})
+			ag := agent.New(agent.Options{Client: client, Model: "fake", Pipeline: &tools.Pipeline{Registry: tools.NewRegistry()},
+				Output: tt.out, Stream: true})
+			if _, err := ag.Run(context.Background(), ag.NewSession(context.Background(), "s"), "go"); err != nil {
+				t.Fatal(err)
+			}
+			if endedAtReasoning != tt.wantEnded {
+				t.Errorf("wait ended by the reasoning: %v, want %v", endedAtReasoning, tt.wantEnded)
+			}
+			if !tt.out.ended() {
+				t.Error("the wait never ended")
+			}
+		})
+	}
+}
+
+func (o *waitOutput) ended() bool { return o.waitDone }

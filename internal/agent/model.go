@@ -171,9 +171,12 @@ func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter 
 
 func (o *streamObserver) delta(d llm.Delta) {
 	if d.Reasoning != "" {
-		// Reasoning is shown apart and never joins the answer's text.
-		o.wait.end()
-		o.a.reasoning(d.Reasoning)
+		// Reasoning is shown apart and never joins the answer's text. An
+		// Output that does not show it keeps its wait spinner meanwhile.
+		if _, ok := o.a.o.Output.(ReasoningOutput); ok {
+			o.wait.end()
+			o.a.reasoning(d.Reasoning)
+		}
 	}
 	if d.Content == "" {
 		return
