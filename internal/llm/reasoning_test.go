@@ -48,3 +48,24 @@ func TestReasoningFields(t *testing.T) {
 		}
 	}
 }
+
+// A server that names the reasoning both ways in one chunk (some vLLM
+// versions) sends the same text twice: it is shown once.
+func TestReasoningInBothFields(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{SSE: []string{
+		`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"think ","reasoning":"think "}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"more"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`,
+		"[DONE]",
+	}})
+	c, _, _ := newClient(t, srv, nil)
+	var reasoning strings.Builder
+	resp, err := c.Chat(context.Background(), hello, func(d llm.Delta) { reasoning.WriteString(d.Reasoning) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reasoning.String() != "think more" || resp.Reasoning != "think more" || resp.Message.Content != "ok" {
+		t.Errorf("reasoning streamed %q, assembled %q, content %q", reasoning.String(), resp.Reasoning, resp.Message.Content)
+	}
+}
