@@ -42,7 +42,7 @@ func ApprovalModal(a Approval, width int, color bool) string {
 	inner := width - 4 // the border and one column of padding each side
 	var lines []string
 	addWrapped := func(style lipgloss.Style, s string) {
-		for _, l := range strings.Split(ansi.Wrap(s, inner, ""), "\n") {
+		for _, l := range strings.Split(ansi.Hardwrap(ansi.Wrap(s, inner, ""), inner, true), "\n") {
 			lines = append(lines, render(style, color, l))
 		}
 	}
@@ -98,7 +98,7 @@ func choiceLines(a Approval, inner int, st styles) []string {
 	var out []string
 	cur, curW := "", 0
 	for i, c := range choices {
-		label := termsafe.Line(c)
+		label := fit(termsafe.Line(c), inner-2)
 		var shown string
 		if i == a.Selected {
 			if st.color {

@@ -64,7 +64,11 @@ func Header(c Call, width int, spinnerFrame string, color bool) string {
 	plain := icon + " " + name + args + dur
 	if width > 0 && ansi.StringWidth(plain) > width {
 		// Even the name does not fit: one cut line, the icon kept.
-		return render(iconStyle, color, icon) + fit(plain[len(icon):], width-ansi.StringWidth(icon))
+		rest := width - ansi.StringWidth(icon)
+		if rest < 1 {
+			return render(iconStyle, color, fit(icon, width))
+		}
+		return render(iconStyle, color, icon) + fit(plain[len(icon):], rest)
 	}
 	return render(iconStyle, color, icon) + " " + render(st.name, color, name) + args + render(st.dim, color, dur)
 }
@@ -222,10 +226,10 @@ func Expanded(c Call, width int, color bool) string {
 		parts = append(parts, wrapText(text, width))
 	}
 	if o.exit != 0 && !c.Blocked && !o.blocked { // a refused command never ran
-		parts = append(parts, render(st.dim, color, fmt.Sprintf("exit code %d", o.exit)))
+		parts = append(parts, render(st.dim, color, fit(fmt.Sprintf("exit code %d", o.exit), width)))
 	}
 	if len(parts) == 0 && c.Done {
-		parts = append(parts, render(st.dim, color, "no output"))
+		parts = append(parts, render(st.dim, color, fit("no output", width)))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -237,7 +241,8 @@ func wrapText(s string, width int) string {
 	if width < 1 {
 		return s
 	}
-	return ansi.Wrap(s, width, "")
+	// Hardwrap after: Wrap lets a word ending in a hyphen overhang by one.
+	return ansi.Hardwrap(ansi.Wrap(s, width, ""), width, true)
 }
 
 // styleLines styles each line on its own, so a style never spans a newline
