@@ -186,7 +186,13 @@ func chatOutput(out ChatOutput, f *Factory) agent.Output {
 	if out == nil {
 		return nil
 	}
-	out = redactedOutput{out, f.Redactor().String}
+	red := redactedOutput{out, f.Redactor().String}
+	if showsEvents(out) {
+		// It draws tool calls, reasoning and the wait itself (the terminal
+		// chat): a spinner written to stderr would scribble over its screen.
+		return redactedEvents{red}
+	}
+	out = red
 	if f.IO.ErrTTY {
 		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
 	}

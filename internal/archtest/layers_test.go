@@ -58,6 +58,8 @@ var tiers = map[string]int{
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	"internal/gateway": 5, // the runner: sessions, busy lanes, chat commands (over registry and auth)
+	// how the terminal chat draws tool calls, diffs and the approval modal (termsafe, approval's choices)
+	"internal/chatui/toolview": 5,
 	// 6: the plugin manager (lifecycle).
 	"internal/plugins": 6,
 	// 7: wiring; 8: verbs; 9: programs.
