@@ -25,8 +25,8 @@ import (
 //
 // pyscan.py (embedded, stdlib only) runs once per scanned plugin with the configured
 // interpreter's own ast module. It never imports the plugin: the sources travel on
-// stdin, one JSON line a file, sent while the line scan still runs so the parse uses
-// the second core. It folds constants (concatenation, join, %, format, f-strings,
+// stdin (length-framed fields, no JSON), sent while the line scan still runs so the
+// parse uses the second core. It folds constants (concatenation, join, %, format, f-strings,
 // chr/ord maps, base64/32/16, hex, zlib with a ratio cap, rot13), resolves imports
 // and aliases (getattr(__import__("o"+"s"), "sys"+"tem")), and follows taint from
 // secret sources to sinks across the plugin's own modules. Its findings join the
@@ -193,20 +193,39 @@ func startPython(ctx context.Context, python string, declared []string) *pyRun {
 		return r
 	}
 	r.w = bufio.NewWriterSize(r.stdin, 64<<10)
-	r.send(map[string]any{"env": declared})
+	r.send(strconv.Itoa(len(declared)))
+	for _, name := range declared {
+		r.send(perByteUTF8(name))
+	}
 	return r
 }
 
-func (r *pyRun) send(v any) {
+// send writes one input field as pyscan.py's field() reads it: the byte length on a
+// line, then the bytes (no JSON: see the script's head comment).
+func (r *pyRun) send(s string) {
 	if r.werr != nil {
 		return
 	}
-	b, err := json.Marshal(v)
+	var n [24]byte
+	_, err := r.w.Write(append(strconv.AppendInt(n[:0], int64(len(s)), 10), '\n'))
 	if err == nil {
-		b = append(b, '\n')
-		_, err = r.w.Write(b)
+		_, err = r.w.WriteString(s)
 	}
 	r.werr = err
+}
+
+// perByteUTF8 replaces each byte of s that is not part of valid UTF-8 with U+FFFD, as
+// encoding/json does: the names the script reports back then match what it was sent
+// under JSON before, and Go's json decoding of its answer keeps them as they are.
+func perByteUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s { // an invalid byte ranges as utf8.RuneError, one byte wide
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // add sends one file's source (safe for the scan workers to call concurrently).
@@ -227,7 +246,8 @@ func (r *pyRun) add(rel string, src []byte) {
 		}
 		r.lossy[rel] = true
 	}
-	r.send(map[string]string{"path": rel, "src": strings.ToValidUTF8(string(src), "\uFFFD")})
+	r.send(perByteUTF8(rel))
+	r.send(strings.ToValidUTF8(string(src), "\uFFFD"))
 }
 
 // finish closes the input, waits for the analysis and turns its answer into findings.
