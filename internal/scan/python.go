@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed" // the analysis script
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,52 +93,6 @@ type pyOutput struct {
 	Data     []pyData    `json:"data"`
 }
 
-const pyModule = "hermes_pyscan"
-
-var (
-	scriptMu   sync.Mutex
-	scriptDirs = map[string]string{} // content hash -> directory holding it ("" = unusable)
-)
-
-// scriptDir writes the script once per content into a private directory of the user's
-// cache (0700: nobody else can plant bytecode there) and returns it; "" when there is
-// no usable cache, and the script then runs from the command line.
-func scriptDir() string {
-	sum := sha256.Sum256([]byte(pyScript))
-	key := hex.EncodeToString(sum[:8])
-	scriptMu.Lock()
-	defer scriptMu.Unlock()
-	if d, ok := scriptDirs[key]; ok {
-		return d
-	}
-	scriptDirs[key] = ""
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	dir := filepath.Join(base, "hermes", "pyscan", key)
-	file := filepath.Join(dir, pyModule+".py")
-	if b, err := os.ReadFile(file); err != nil || string(b) != pyScript {
-		if os.MkdirAll(dir, 0o700) != nil {
-			return ""
-		}
-		tmp, err := os.CreateTemp(dir, ".tmp-")
-		if err != nil {
-			return ""
-		}
-		_, werr := tmp.WriteString(pyScript)
-		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
-			_ = os.Remove(tmp.Name())
-			return ""
-		}
-	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm()&0o022 != 0 {
-		return "" // writable by others: do not import from it
-	}
-	scriptDirs[key] = dir
-	return dir
-}
-
 // pyRun is one analysis process: started before the line scan, fed as files are read.
 type pyRun struct {
 	cmd    *exec.Cmd
@@ -159,6 +110,7 @@ type pyRun struct {
 	data    []pyData
 	werr    error
 	startE  error
+	pyc     string // the cached bytecode this run executes ("" = compiled from source)
 }
 
 // startPython starts the analysis process for a plugin whose files include Python.
@@ -171,12 +123,8 @@ func startPython(ctx context.Context, python string, declared []string) *pyRun {
 	}
 	cctx, cancel := context.WithTimeout(ctx, pyTimeout)
 	r.ctx, r.cancel = cctx, cancel
-	args := []string{"-I", "-S", "-B", "-c", pyScript, strconv.Itoa(pyMemLimit)}
-	if dir := scriptDir(); dir != "" {
-		// Imported rather than run, so the interpreter keeps its bytecode (compiling the
-		// script is ~11 ms, a third of a small plugin's scan).
-		args = []string{"-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import " + pyModule, dir, strconv.Itoa(pyMemLimit)}
-	}
+	var args []string
+	args, r.pyc = pyArgs(path)
 	r.cmd = exec.CommandContext(cctx, path, args...)
 	r.cmd.Env = []string{"LC_ALL=C.UTF-8", "PYTHONHASHSEED=0"}
 	r.cmd.Dir = os.TempDir()
@@ -265,6 +213,11 @@ func (r *pyRun) finish(fsc *fileScanner) []Finding {
 	}
 	_ = r.stdin.Close()
 	err := r.cmd.Wait()
+	if err != nil && r.pyc != "" {
+		// Whatever failed, the next scan compiles afresh: a bytecode file that passed
+		// the check but does not run (another interpreter's, say) costs one scan.
+		_ = os.Remove(r.pyc)
+	}
 	var out []Finding
 	if n := len(r.skipped); n > 0 {
 		more := ""
