@@ -33,7 +33,8 @@
 # parses the plugin's file.
 #
 # Usage: bench/scan.sh        (MB=200 ROUNDS=3 RUNS=5 WARMUP=1; SMALL_RUNS=30; ONE_RUNS=60;
-#                              SKIP_TREE=1 leaves out the 200 MB tree and the typical-plugin table)
+#                              SKIP_TREE=1 leaves out the 200 MB tree and the typical-plugin table;
+#                              OLD_HERMES=BINARY times another build beside it in the last part)
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -149,13 +150,18 @@ if [[ -x "$DEB" ]]; then
   FLOOR="import _ast, sys; f = sys.argv[1]; compile(open(f, 'rb').read(), f, 'exec', _ast.PyCF_ONLY_AST)"
   OLDFLOOR="import _ast, json, re, sys; f = sys.argv[1]; compile(open(f, 'rb').read(), f, 'exec', _ast.PyCF_ONLY_AST)"
   ONECSV="$TMP/one.csv"
-  rounds "$ONECSV" "$ONE_RUNS" 5 \
+  before=()
+  if [[ -n "${OLD_HERMES:-}" ]]; then # another build, timed in the same rounds (before/after)
+    "$OLD_HERMES" plugins scan "$ONE" >/dev/null || true
+    before=("OLD_HERMES plugins scan guard-denylist-set" "$OLD_HERMES plugins scan $ONE")
+  fi
+  rounds "$ONECSV" "$ONE_RUNS" 5 "${before[@]}" \
     "hermes plugins scan guard-denylist-set" "$HERMES plugins scan $ONE" \
     "python3 -c pass (Debian)" "$DEB -c pass" \
     "hermes --version" "$HERMES --version" \
     "python -I -S: _ast + parse" "$DEB -I -S -c \"$FLOOR\" $ONE/__init__.py" \
     "python -I -S: _ast json re + parse" "$DEB -I -S -c \"$OLDFLOOR\" $ONE/__init__.py"
-  table "$ONECSV" "hermes plugins scan guard-denylist-set" "python3 -c pass (Debian)" "hermes --version" \
+  table "$ONECSV" ${OLD_HERMES:+"OLD_HERMES plugins scan guard-denylist-set"} "hermes plugins scan guard-denylist-set" "python3 -c pass (Debian)" "hermes --version" \
     "python -I -S: _ast + parse" "python -I -S: _ast json re + parse"
   t="$(median "$ONECSV" "hermes plugins scan guard-denylist-set")" p="$(median "$ONECSV" "python3 -c pass (Debian)")"
   fl="$(awk -v a="$(median "$ONECSV" "hermes --version")" -v b="$(median "$ONECSV" "python -I -S: _ast + parse")" 'BEGIN{print a+b}')"

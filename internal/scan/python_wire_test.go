@@ -146,3 +146,23 @@ func TestPythonWireNames(t *testing.T) {
 		})
 	}
 }
+
+// TestPyscanPathsArePosixpath: the script's own join, dirname and basename give what
+// posixpath's give for the str paths the analysis folds.
+func TestPyscanPathsArePosixpath(t *testing.T) {
+	pyHelperCheck(t, `
+import posixpath as real
+mine = g["posixpath"]
+rnd = random.Random(18)
+parts = ["", "/", "//", "a", "a/", "/a", "~", "~/.aws", "b//c", "*", "..", "./x/", "///"]
+bad = []
+for _ in range(20000):
+    args = [rnd.choice(parts) + rnd.choice(parts) for _ in range(rnd.randint(1, 4))]
+    if mine.join(*args) != real.join(*args):
+        bad.append("join%r" % (args,))
+    p = "".join(args)
+    if mine.dirname(p) != real.dirname(p) or mine.basename(p) != real.basename(p):
+        bad.append("dirname/basename %r" % p)
+print("\n".join(bad[:20]) or "ok")
+`)
+}
