@@ -43,7 +43,7 @@ func FuzzSnapshot(f *testing.F) {
 		head := len(snapshotMagic) + 4
 		if len(b) >= head {
 			copy(b, snapshotMagic)
-			binary.LittleEndian.PutUint32(b[len(snapshotMagic):], crc32.Checksum(b[head:], castagnoli))
+			binary.LittleEndian.PutUint32(b[len(snapshotMagic):], crc32.Checksum(b[head:], castagnoli()))
 		}
 		snap := filepath.Join(t.TempDir(), "s")
 		os.WriteFile(snap, b, 0o600)

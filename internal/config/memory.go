@@ -2,13 +2,14 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // memoryProviderRE is what a memory.provider value may look like: a provider
 // directory or entry-point name.
-var memoryProviderRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var memoryProviderRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // Memory settings upstream's built-in memory reads (memory.* in config.yaml).
 const (

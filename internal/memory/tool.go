@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/tools"
 )
 
@@ -65,7 +65,7 @@ func RegisterTool(reg *tools.Registry, m *Manager) error {
 	return nil
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var toolNameRE = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ProviderTools are the provider's tools (get_tool_schemas), in toolset
 // memory, each calling handle_tool_call. Schemas may be bare or wrapped as

@@ -22,12 +22,12 @@ import (
 
 var (
 	docHeading   = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*)$`)
-	aboutAttacks = regexp.MustCompile(`(?i)secur|safety|safe\b|threat|attack|injection|jailbreak|abuse|malicious|exploit|` +
+	aboutAttacks = lazyre.New(`(?i)secur|safety|safe\b|threat|attack|injection|jailbreak|abuse|malicious|exploit|` +
 		`example|detect|defen|guard|protect|block|filter|warning|risk|red[- ]team|what .* catch|how .* works`)
-	exampleIntro = regexp.MustCompile(`(?i)\be\.g\.|\bfor (?:example|instance)\b|\bsuch as\b|\bexamples?\b|\blike\b|\bphrases?\b|` +
+	exampleIntro = lazyre.New(`(?i)\be\.g\.|\bfor (?:example|instance)\b|\bsuch as\b|\bexamples?\b|\blike\b|\bphrases?\b|` +
 		`\battackers?\b|\bmalicious\b|\bcontains?\b|\bdetects?\b|\bflags?\b|\bblocks?\b|\bcatch(?:es)?\b|\bpatterns?\b|\bsays?\b|\bwrites?\b|\bquot(?:e|es|ed|ing)\b`)
 	// addressesAgent: the line speaks to the model in the imperative.
-	addressesAgent = regexp.MustCompile(`(?i)^\W*(?:ignore|disregard|forget|override|pretend|act\s+as|respond|answer|reply|output|reveal|send|` +
+	addressesAgent = lazyre.New(`(?i)^\W*(?:ignore|disregard|forget|override|pretend|act\s+as|respond|answer|reply|output|reveal|send|` +
 		`do\s+not\s+tell|don't\s+tell|never\s+tell|from\s+now\s+on|you\s+(?:are|must|will|should|have)|always|before\s+answering|assistant\s*:|system\s*:)`)
 	docExt = map[string]bool{".md": true, ".txt": true, ".rst": true, ".html": true, ".markdown": true}
 )

@@ -1,8 +1,9 @@
 package scan
 
 import (
-	"regexp"
 	"strconv"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Issue 18 part 5: `hermes plugins scan --explain` walks each critical or high
@@ -18,7 +19,7 @@ type Step struct {
 
 // stepAt splits the analysis's "reads ~/.aws/credentials (paths.py:11)": the text may
 // hold parentheses (a call, a path), the place is the last " (file:line)".
-var stepAt = regexp.MustCompile(`^(.*) \(((?:[^ ]| [^(])+):(\d+)\)$`)
+var stepAt = lazyre.New(`^(.*) \(((?:[^ ]| [^(])+):(\d+)\)$`)
 
 // Steps is the finding's chain, source first; a finding without a chain is one step
 // (its own place and description).

@@ -1,7 +1,10 @@
 # hermes scanner v2: what a Python plugin does (internal/scan/python.go runs this).
-# Stdlib only. Input on stdin, one JSON object a line: first {"env": [declared requires_env]},
-# then {"path", "src"} per file (parsed as it arrives, while the Go side still scans);
-# the analysis runs at end of input. Output on stdout: {"findings", "strings", "notes"}.
+# Stdlib only. Input on stdin, fields framed as "<byte length>\n<UTF-8 bytes>": the number
+# of declared requires_env names and each name, then path and source per file (parsed as
+# it arrives, while the Go side still scans); the analysis runs at end of input. Output
+# on stdout, one JSON object: {"findings", "strings", "notes", "data"}. Neither side of
+# the exchange needs the json module (it imports re, and the two are a third of this
+# script's start-up); re is imported on first use.
 # The plugin is never imported or run: its files are parsed with ast and walked by a
 # small abstract interpreter that folds constants, resolves imports and aliases and
 # follows taint (secret sources to network sinks) through assignments, returns,
@@ -17,7 +20,51 @@ except Exception:  # no resource module (not Linux): the Go side's time cap stil
     pass
 
 import _ast as ast  # the node classes; ast.py itself would import contextlib and collections, a third of start-up
-import json, re, posixpath
+class posixpath:
+    """posixpath's join, dirname and basename for str paths, which is all the analysis
+    folds: importing posixpath imports os, ~1 ms of a start that -I -S keeps free of it."""
+
+    @staticmethod
+    def join(a, *p):
+        path = a
+        for b in p:
+            if b.startswith("/"):
+                path = b
+            elif not path or path.endswith("/"):
+                path += b
+            else:
+                path += "/" + b
+        return path
+
+    @staticmethod
+    def dirname(p):
+        head = p[:p.rfind("/") + 1]
+        if head and head != "/" * len(head):
+            head = head.rstrip("/")
+        return head
+
+    @staticmethod
+    def basename(p):
+        return p[p.rfind("/") + 1:]
+
+
+class _LazyRe:
+    """re, imported the first time the analysis needs a regular expression (a path or
+    command to classify): re pulls in enum, functools and collections, ~5 ms of a
+    start that is ~6 ms without it, and a plugin that opens no file runs none."""
+
+    def __getattr__(self, name):
+        global re
+        _RELAX[0] = True
+        try:
+            import re as m
+        finally:
+            _RELAX[0] = False
+        re = m
+        return getattr(m, name)
+
+
+re = _LazyRe()
 
 
 def _parse(source, filename="<unknown>"):
@@ -147,6 +194,34 @@ def pstr(v):
     return "*"
 
 
+def fmt_star(t):
+    """re.sub(r"%[-#0 +]*\\d*(\\.\\d+)?[sdrxXoifeEgGc]", "*", t) without re (a % format of unknown
+    values is common in plain code): each conversion becomes '*'. Greedy is exact here: no
+    flag or digit can end a conversion, so the regex could never backtrack to a match."""
+    out, i, n = [], 0, len(t)
+    while True:
+        j = t.find("%", i)
+        if j < 0:
+            out.append(t[i:])
+            return "".join(out)
+        k = j + 1
+        while k < n and t[k] in "-#0 +":
+            k += 1
+        while k < n and t[k].isdecimal():  # \d of a str pattern: Unicode category Nd
+            k += 1
+        if k + 1 < n and t[k] == "." and t[k + 1].isdecimal():
+            k += 2
+            while k < n and t[k].isdecimal():
+                k += 1
+        if k < n and t[k] in "sdrxXoifeEgGc":
+            out.append(t[i:j])
+            out.append("*")
+            i = k + 1
+        else:
+            out.append(t[i:j + 1])
+            i = j + 1
+
+
 def norm(p):
     p = p.replace("\\", "/")
     p = re.sub(r"^(?:/home/[^/]+|/root|/Users/[^/]+|\$HOME|\$\{HOME\}|%USERPROFILE%)(?=/|$)", "~", p)
@@ -175,8 +250,18 @@ PERSIST_PATHS = [
     (r"Launch(Agents|Daemons)/", "a launchd job"), (r"^/etc/(rc\.local|profile\.d/|init\.d/|sudoers)", "system start-up"),
     (r"\.ssh/(rc|config)$", "SSH client start-up"),
 ]
-HERMES_CFG = re.compile(r"(^|/)\.hermes/(profiles/[^/]+/)?(config\.ya?ml|\.env)$")
-SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE|AWS_)", re.I)
+HERMES_CFG = r"(^|/)\.hermes/(profiles/[^/]+/)?(config\.ya?ml|\.env)$"
+# The environment names taken for secrets: re.search("(KEY|TOKEN|...)", name, re.I) without
+# re. Each character that re.I matches to one of the words' letters becomes that letter
+# (ASCII lower case, and the non-ASCII ones re.I folds: İ ı to I, K to K, ſ to S).
+SECRET_ENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "AUTH", "SESSION", "COOKIE", "PRIVATE", "AWS_")
+_FOLD_UPPER = {c: c - 32 for c in range(ord("a"), ord("z") + 1)}
+_FOLD_UPPER.update({0x130: ord("I"), 0x131: ord("I"), 0x212A: ord("K"), 0x17F: ord("S")})
+
+
+def secret_env(name):
+    u = name.translate(_FOLD_UPPER)
+    return any(w in u for w in SECRET_ENV_WORDS)
 
 
 def classify(p, table):
@@ -892,7 +977,7 @@ class Analyzer:
                     r = ca % args
                     if len(r) <= MAXS:
                         return V(c=r, t=t, dec=dec, part=part)
-                return V(c=re.sub(r"%[-#0 +]*\d*(\.\d+)?[sdrxXoifeEgGc]", "*", text(ca)), t=t, dec=dec, part=True)
+                return V(c=fmt_star(text(ca)), t=t, dec=dec, part=True)
             elif isinstance(op, ast.Mult) and isinstance(ca, (str, bytes, tuple)) and isinstance(cb, int):
                 if len(ca) * max(cb, 0) <= MAXS:
                     return V(c=ca * cb, t=t, dec=dec, part=part)
@@ -1176,7 +1261,7 @@ class Analyzer:
             return V(c="~/.hermes")
         if name.startswith("XDG_CONFIG_HOME"):
             return V(c="~/.config")
-        if SECRET_ENV.search(name) and name.upper() not in s.declared:
+        if secret_env(name) and name.upper() not in s.declared:
             return V(t=frozenset([("secret", "reads the environment secret $%s" % name, fr.mod.path, s.line_of(fr, n), ())]))
         return UNK
 
@@ -1392,7 +1477,7 @@ class Analyzer:
                 s.find(fr, n, "py_destroy_home", "critical", "destructive",
                        "deletes %s (a home-level path%s)" % (p, ", computed at run time" if target.part else ""))
             return
-        if HERMES_CFG.search(p):
+        if re.search(HERMES_CFG, p):
             s.find(fr, n, "py_hermes_config_write", "critical", "persistence",
                    "writes hermes' own %s (a plugin granting itself settings, allow-lists or secrets)" % p)
             return
@@ -1490,13 +1575,60 @@ def _call(s, fr, n):
 Analyzer.call = _call
 
 
+def field(inp):
+    """One input field ("<length>\\n<bytes>"), None at the end of input."""
+    head = inp.readline()
+    if not head:
+        return None
+    n = int(head)
+    b = inp.read(n)
+    if len(b) != n:
+        raise EOFError("input cut short")
+    return b.decode("utf-8", "replace")
+
+
+_JSON_ESC = {c: "\\u%04x" % c for c in range(32)}
+_JSON_ESC.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\t"): "\\t"})
+
+
+def to_json(v):
+    """JSON text of the output (dicts, lists, tuples, str, int, bool, None): what json.dumps
+    gives, less the escaping of non-ASCII (written as UTF-8; Go reads either)."""
+    if isinstance(v, str):
+        return '"' + v.translate(_JSON_ESC) + '"'
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return int.__repr__(v)
+    if isinstance(v, dict):
+        return "{" + ",".join(to_json(str(k)) + ":" + to_json(x) for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(to_json(x) for x in v) + "]"
+    raise TypeError("cannot write %s as JSON" % type(v).__name__)
+
+
+def utf8_json(s):
+    """The JSON text as UTF-8. A lone surrogate (chr(0xd800) folded from a plugin) has no
+    UTF-8 form: it is written as a \\u escape, as json.dumps does (only inside strings)."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\\u%04x" % ord(c) if 0xD800 <= ord(c) < 0xE000 else c for c in s).encode("utf-8")
+
+
 def main():
     inp = sys.stdin.buffer
-    head = json.loads(inp.readline().decode("utf-8", "replace") or "{}")
-    an = Analyzer(head.get("env") or [])
-    for raw in inp:
-        f = json.loads(raw.decode("utf-8", "replace"))
-        an.add(f["path"], f["src"])
+    declared = [field(inp) for _ in range(int(field(inp) or "0"))]
+    an = Analyzer(declared)
+    while True:
+        path = field(inp)
+        if path is None:
+            break
+        an.add(path, field(inp))
     try:
         an.run()
     except (RecursionError, MemoryError) as e:
@@ -1504,7 +1636,7 @@ def main():
         an.notes.append({"id": "py_analysis_incomplete", "file": "", "line": 0,
                          "desc": "analysis stopped (%s); the rest of the plugin was judged by the line rules" % e.__class__.__name__})
     out = {"findings": an.findings, "strings": an.strings, "notes": an.notes, "data": an.data_strings()}
-    sys.stdout.write(json.dumps(out))
+    sys.stdout.buffer.write(utf8_json(to_json(out)))
     sys.stdout.flush()
 
 

@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed" // the analysis script
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +22,8 @@ import (
 //
 // pyscan.py (embedded, stdlib only) runs once per scanned plugin with the configured
 // interpreter's own ast module. It never imports the plugin: the sources travel on
-// stdin, one JSON line a file, sent while the line scan still runs so the parse uses
-// the second core. It folds constants (concatenation, join, %, format, f-strings,
+// stdin (length-framed fields, no JSON), sent while the line scan still runs so the
+// parse uses the second core. It folds constants (concatenation, join, %, format, f-strings,
 // chr/ord maps, base64/32/16, hex, zlib with a ratio cap, rot13), resolves imports
 // and aliases (getattr(__import__("o"+"s"), "sys"+"tem")), and follows taint from
 // secret sources to sinks across the plugin's own modules. Its findings join the
@@ -96,52 +93,6 @@ type pyOutput struct {
 	Data     []pyData    `json:"data"`
 }
 
-const pyModule = "hermes_pyscan"
-
-var (
-	scriptMu   sync.Mutex
-	scriptDirs = map[string]string{} // content hash -> directory holding it ("" = unusable)
-)
-
-// scriptDir writes the script once per content into a private directory of the user's
-// cache (0700: nobody else can plant bytecode there) and returns it; "" when there is
-// no usable cache, and the script then runs from the command line.
-func scriptDir() string {
-	sum := sha256.Sum256([]byte(pyScript))
-	key := hex.EncodeToString(sum[:8])
-	scriptMu.Lock()
-	defer scriptMu.Unlock()
-	if d, ok := scriptDirs[key]; ok {
-		return d
-	}
-	scriptDirs[key] = ""
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	dir := filepath.Join(base, "hermes", "pyscan", key)
-	file := filepath.Join(dir, pyModule+".py")
-	if b, err := os.ReadFile(file); err != nil || string(b) != pyScript {
-		if os.MkdirAll(dir, 0o700) != nil {
-			return ""
-		}
-		tmp, err := os.CreateTemp(dir, ".tmp-")
-		if err != nil {
-			return ""
-		}
-		_, werr := tmp.WriteString(pyScript)
-		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
-			_ = os.Remove(tmp.Name())
-			return ""
-		}
-	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm()&0o022 != 0 {
-		return "" // writable by others: do not import from it
-	}
-	scriptDirs[key] = dir
-	return dir
-}
-
 // pyRun is one analysis process: started before the line scan, fed as files are read.
 type pyRun struct {
 	cmd    *exec.Cmd
@@ -159,6 +110,7 @@ type pyRun struct {
 	data    []pyData
 	werr    error
 	startE  error
+	pyc     string // the cached bytecode this run executes ("" = compiled from source)
 }
 
 // startPython starts the analysis process for a plugin whose files include Python.
@@ -171,12 +123,8 @@ func startPython(ctx context.Context, python string, declared []string) *pyRun {
 	}
 	cctx, cancel := context.WithTimeout(ctx, pyTimeout)
 	r.ctx, r.cancel = cctx, cancel
-	args := []string{"-I", "-S", "-B", "-c", pyScript, strconv.Itoa(pyMemLimit)}
-	if dir := scriptDir(); dir != "" {
-		// Imported rather than run, so the interpreter keeps its bytecode (compiling the
-		// script is ~11 ms, a third of a small plugin's scan).
-		args = []string{"-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import " + pyModule, dir, strconv.Itoa(pyMemLimit)}
-	}
+	var args []string
+	args, r.pyc = pyArgs(path)
 	r.cmd = exec.CommandContext(cctx, path, args...)
 	r.cmd.Env = []string{"LC_ALL=C.UTF-8", "PYTHONHASHSEED=0"}
 	r.cmd.Dir = os.TempDir()
@@ -193,20 +141,39 @@ func startPython(ctx context.Context, python string, declared []string) *pyRun {
 		return r
 	}
 	r.w = bufio.NewWriterSize(r.stdin, 64<<10)
-	r.send(map[string]any{"env": declared})
+	r.send(strconv.Itoa(len(declared)))
+	for _, name := range declared {
+		r.send(perByteUTF8(name))
+	}
 	return r
 }
 
-func (r *pyRun) send(v any) {
+// send writes one input field as pyscan.py's field() reads it: the byte length on a
+// line, then the bytes (no JSON: see the script's head comment).
+func (r *pyRun) send(s string) {
 	if r.werr != nil {
 		return
 	}
-	b, err := json.Marshal(v)
+	var n [24]byte
+	_, err := r.w.Write(append(strconv.AppendInt(n[:0], int64(len(s)), 10), '\n'))
 	if err == nil {
-		b = append(b, '\n')
-		_, err = r.w.Write(b)
+		_, err = r.w.WriteString(s)
 	}
 	r.werr = err
+}
+
+// perByteUTF8 replaces each byte of s that is not part of valid UTF-8 with U+FFFD, as
+// encoding/json does: the names the script reports back then match what it was sent
+// under JSON before, and Go's json decoding of its answer keeps them as they are.
+func perByteUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s { // an invalid byte ranges as utf8.RuneError, one byte wide
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // add sends one file's source (safe for the scan workers to call concurrently).
@@ -227,7 +194,8 @@ func (r *pyRun) add(rel string, src []byte) {
 		}
 		r.lossy[rel] = true
 	}
-	r.send(map[string]string{"path": rel, "src": strings.ToValidUTF8(string(src), "\uFFFD")})
+	r.send(perByteUTF8(rel))
+	r.send(strings.ToValidUTF8(string(src), "\uFFFD"))
 }
 
 // finish closes the input, waits for the analysis and turns its answer into findings.
@@ -245,6 +213,11 @@ func (r *pyRun) finish(fsc *fileScanner) []Finding {
 	}
 	_ = r.stdin.Close()
 	err := r.cmd.Wait()
+	if err != nil && r.pyc != "" {
+		// Whatever failed, the next scan compiles afresh: a bytecode file that passed
+		// the check but does not run (another interpreter's, say) costs one scan.
+		_ = os.Remove(r.pyc)
+	}
 	var out []Finding
 	if n := len(r.skipped); n > 0 {
 		more := ""

@@ -3,10 +3,11 @@ package scan
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Scanner v2, part 3: shell. Scripts (and command strings found in code) are parsed
@@ -197,18 +198,18 @@ func texts(ws []*syntax.Word) []string {
 
 var (
 	shellNames  = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "fish": true, "busybox": true}
-	interpRe    = regexp.MustCompile(`^(?:python[\d.]*|perl[\d.]*|ruby[\d.]*|node(?:js)?|php[\d.]*|lua[\d.]*|pwsh|tclsh)$`)
+	interpRe    = lazyre.New(`^(?:python[\d.]*|perl[\d.]*|ruby[\d.]*|node(?:js)?|php[\d.]*|lua[\d.]*|pwsh|tclsh)$`)
 	netTools    = map[string]bool{"nc": true, "ncat": true, "netcat": true, "nc.traditional": true, "nc.openbsd": true, "telnet": true, "socat": true, "openssl": true}
 	downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "httpie": true, "lwp-download": true}
-	devNet      = regexp.MustCompile(`/dev/(?:tcp|udp)/([^/\s]+)/`)
-	perlRS      = regexp.MustCompile(`(?i)socket|IO::Socket`)
-	perlExec    = regexp.MustCompile(`(?i)\bexec\b|\bsystem\b|open\s*\(\s*STD(?:IN|OUT|ERR)|/bin/\w*sh|\bsh\s+-i`)
-	rubyRS      = regexp.MustCompile(`TCPSocket|Socket\.new|UDPSocket`)
-	rubyExec    = regexp.MustCompile(`\bexec\b|\bspawn\b|\bsystem\b|IO\.popen|%x|` + "`")
-	phpRS       = regexp.MustCompile(`(?i)fsockopen|socket_create|stream_socket_client`)
-	phpExec     = regexp.MustCompile(`(?i)\bexec\b|shell_exec|\bsystem\b|passthru|proc_open|popen`)
-	pyRS        = regexp.MustCompile(`\bsocket\b`)
-	pyExec      = regexp.MustCompile(`dup2|pty\.spawn|subprocess|os\.system|os\.exec|/bin/\w*sh`)
+	devNet      = lazyre.New(`/dev/(?:tcp|udp)/([^/\s]+)/`)
+	perlRS      = lazyre.New(`(?i)socket|IO::Socket`)
+	perlExec    = lazyre.New(`(?i)\bexec\b|\bsystem\b|open\s*\(\s*STD(?:IN|OUT|ERR)|/bin/\w*sh|\bsh\s+-i`)
+	rubyRS      = lazyre.New(`TCPSocket|Socket\.new|UDPSocket`)
+	rubyExec    = lazyre.New(`\bexec\b|\bspawn\b|\bsystem\b|IO\.popen|%x|` + "`")
+	phpRS       = lazyre.New(`(?i)fsockopen|socket_create|stream_socket_client`)
+	phpExec     = lazyre.New(`(?i)\bexec\b|shell_exec|\bsystem\b|passthru|proc_open|popen`)
+	pyRS        = lazyre.New(`\bsocket\b`)
+	pyExec      = lazyre.New(`dup2|pty\.spawn|subprocess|os\.system|os\.exec|/bin/\w*sh`)
 )
 
 func isShell(name string) bool { return shellNames[name] }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
-var transportName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var transportName = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // registerApprovalTransport serves ctx.register_approval_transport(name,
 // present_fn) with upstream's checks (the SDKs check the same before they
