@@ -61,10 +61,25 @@ def register(ctx, provider):
     name = name.strip()
     bridge.memory_providers[name] = provider
     ctx._call("ctx.register_other", {"registrar": "register_memory_provider", "name": name,
-                                     "handle": "", "details": {"class": type(provider).__name__}})
+                                     "handle": "", "details": {"class": type(provider).__name__,
+                                                               "inherited": _inherited(provider)}})
     from .context import PluginRegistration
 
     return PluginRegistration(ctx, "memory_provider", name)
+
+
+# Per-turn hooks whose MemoryProvider default does nothing: the host skips the
+# round trip for those a provider does not override.
+SKIPPABLE = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "on_session_switch",
+             "on_pre_compress", "on_memory_write")
+
+
+def _inherited(provider):
+    base = _base()
+    if base is None:
+        return []
+    own = getattr(provider, "__dict__", {})
+    return [m for m in SKIPPABLE if m not in own and getattr(type(provider), m, None) is getattr(base, m, None)]
 
 
 def register_default(ctx, module):
