@@ -258,6 +258,7 @@ func (m *Manager) SessionEnd(ctx context.Context, sessionID string, messages []m
 	}
 	m.mu.Lock()
 	started := m.inited[sessionID]
+	delete(m.inited, sessionID) // a session resumed later (the gateway's evicted one) initializes again
 	m.mu.Unlock()
 	if !started {
 		return // no turn ran: nothing to end
