@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/memory"
 	"github.com/hermes-go/hermes/pkg/protocol"
@@ -84,4 +86,62 @@ func BenchmarkMemoryProviderTurnWorkAllHooks(b *testing.B) {
 		mgr.AfterTurn(ctx, sid, "which colour do I like?", "teal")
 		mgr.Flush()
 	}
+}
+
+// BenchmarkMemoryProviderTurnVsFloor interleaves the two: each iteration runs
+// one turn's provider work, then the floor's two round trips, on the same
+// process, so load from elsewhere on the machine falls on both alike. It
+// reports each one's time per iteration and their ratio (goal ≤ 1), and the
+// part of the work on the turn's path (before the reply: on_turn_start,
+// prefetch, and starting the background sync).
+func BenchmarkMemoryProviderTurnVsFloor(b *testing.B) {
+	c, done := benchChat(b, true)
+	defer done()
+	mgr := c.h.memory
+	p, ok := c.h.MemoryProvider("benchmem")
+	if !ok {
+		b.Fatal("no provider")
+	}
+	ctx := context.Background()
+	const sid = "bench-session"
+	mgr.BeforeTurn(ctx, sid, 0, "warm up")
+	mgr.AfterTurn(ctx, sid, "warm up", "ok")
+	mgr.Flush()
+	args := protocol.MemoryParams{Provider: p.ProviderName}
+	var work, path, floor, floorBG time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		if block := mgr.BeforeTurn(ctx, sid, i+1, "which colour do I like?"); block == "" {
+			b.Fatal("no recall")
+		}
+		mgr.AfterTurn(ctx, sid, "which colour do I like?", "teal")
+		path += time.Since(t0)
+		mgr.Flush()
+		t1 := time.Now()
+		for range 2 {
+			if _, err := p.Conn.Call(ctx, protocol.MethodMemoryIsAvailable, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t2 := time.Now()
+		// The floor's shape of a turn: the second round trip in the
+		// background and waited for, as AfterTurn's sync_turn is.
+		if _, err := p.Conn.Call(ctx, protocol.MethodMemoryIsAvailable, args); err != nil {
+			b.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = p.Conn.Call(ctx, protocol.MethodMemoryIsAvailable, args)
+		}()
+		wg.Wait()
+		work, floor, floorBG = work+t1.Sub(t0), floor+t2.Sub(t1), floorBG+time.Since(t2)
+	}
+	b.ReportMetric(float64(work.Microseconds())/float64(b.N), "work-µs/turn")
+	b.ReportMetric(float64(path.Microseconds())/float64(b.N), "on-path-µs/turn")
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N), "floor-µs/turn")
+	b.ReportMetric(float64(floorBG.Microseconds())/float64(b.N), "floor-bg-µs/turn")
+	b.ReportMetric(float64(work)/float64(floor), "ratio")
 }
