@@ -66,6 +66,7 @@ func (h *Host) MemoryProvider(name string) (*memory.Remote, bool) {
 // inherits (no-ops, as the Python bridge reported) cost no round trip.
 func newRemoteMemory(p registry.Provider) *memory.Remote {
 	r := &memory.Remote{ProviderName: p.Name, Conn: p.Conn}
+	r.AfterTurnCall, _ = p.Details["after_turn"].(bool)
 	for _, m := range detailStrs(p.Details, "inherited") {
 		if r.Inherited == nil {
 			r.Inherited = map[string]bool{}

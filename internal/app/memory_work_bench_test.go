@@ -159,3 +159,67 @@ func BenchmarkMemoryProviderTurnVsFloor(b *testing.B) {
 	b.ReportMetric(float64(allHooks.Microseconds())/float64(b.N), "all-hooks-µs/turn")
 	b.ReportMetric(float64(work)/float64(floor), "ratio")
 }
+
+// fullBenchProvider overrides every per-turn hook.
+const fullBenchProvider = benchProvider + `
+
+class Full(Bench):
+    def on_turn_start(self, turn_number, message, **kwargs):
+        pass
+
+    def queue_prefetch(self, query, *, session_id=""):
+        pass
+
+
+def register(ctx):
+    ctx.register_memory_provider(Full())
+`
+
+// BenchmarkMemoryProviderFullTurnVsFloor is a provider overriding all four
+// per-turn hooks: on_turn_start and prefetch on the path, then sync_turn and
+// queue_prefetch in one memory.after_turn round trip (three in all), against
+// the two-round-trip floor and against the four separate calls.
+func BenchmarkMemoryProviderFullTurnVsFloor(b *testing.B) {
+	c, done := benchChatWith(b, true, fullBenchProvider)
+	defer done()
+	mgr := c.h.memory
+	p, ok := c.h.MemoryProvider("benchmem")
+	if !ok {
+		b.Fatal("no provider")
+	}
+	remote, _ := mgr.External().(*memory.Remote)
+	if remote == nil || !remote.BatchesAfterTurn() {
+		b.Fatal("the provider does not batch sync_turn and queue_prefetch")
+	}
+	ctx := context.Background()
+	const sid = "bench-session"
+	mgr.BeforeTurn(ctx, sid, 0, "warm up")
+	mgr.AfterTurn(ctx, sid, "warm up", "ok")
+	mgr.Flush()
+	args := protocol.MemoryParams{Provider: p.ProviderName}
+	var work, floor, separate time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		mgr.BeforeTurn(ctx, sid, i+1, "which colour do I like?")
+		mgr.AfterTurn(ctx, sid, "which colour do I like?", "teal")
+		mgr.Flush()
+		t1 := time.Now()
+		for range 2 {
+			if _, err := p.Conn.Call(ctx, protocol.MethodMemoryIsAvailable, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t2 := time.Now()
+		remote.AfterTurnCall = false
+		mgr.BeforeTurn(ctx, sid, i+1, "which colour do I like?")
+		mgr.AfterTurn(ctx, sid, "which colour do I like?", "teal")
+		mgr.Flush()
+		remote.AfterTurnCall = true
+		work, floor, separate = work+t1.Sub(t0), floor+t2.Sub(t1), separate+time.Since(t2)
+	}
+	b.ReportMetric(float64(work.Microseconds())/float64(b.N), "work-µs/turn")
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N), "floor-µs/turn")
+	b.ReportMetric(float64(separate.Microseconds())/float64(b.N), "separate-µs/turn")
+	b.ReportMetric(float64(work)/float64(floor), "ratio")
+}

@@ -29,6 +29,37 @@ type Remote struct {
 	// provider's class does not override: their defaults do nothing, so they
 	// are answered here without a round trip.
 	Inherited map[string]bool
+	// AfterTurnCall: the provider's process serves memory.after_turn.
+	AfterTurnCall bool
+}
+
+// BatchesAfterTurn reports whether AfterTurn saves a round trip: the process
+// serves it and the provider overrides both of its hooks.
+func (r *Remote) BatchesAfterTurn() bool {
+	return r.AfterTurnCall && !r.Inherited["sync_turn"] && !r.Inherited["queue_prefetch"]
+}
+
+// AfterTurn is sync_turn then queue_prefetch in one round trip
+// (memory.after_turn); err is the call's own failure, the others each method's.
+func (r *Remote) AfterTurn(ctx context.Context, user, assistant, sessionID string) (syncErr, queueErr, err error) {
+	raw, err := r.call(ctx, protocol.MethodMemoryAfterTurn, map[string]any{
+		"sync_turn":      map[string]any{"user_content": user, "assistant_content": assistant, "session_id": sessionID},
+		"queue_prefetch": map[string]any{"query": user, "session_id": sessionID},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var res map[string]*string
+	if jerr := json.Unmarshal(raw, &res); jerr != nil {
+		return nil, nil, fmt.Errorf("memory provider %s: after_turn: the answer is not the expected shape", r.ProviderName)
+	}
+	fail := func(method string) error {
+		if msg := res[method]; msg != nil {
+			return fmt.Errorf("memory provider %s: %s: %s", r.ProviderName, method, *msg)
+		}
+		return nil
+	}
+	return fail("sync_turn"), fail("queue_prefetch"), nil
 }
 
 var _ Provider = (*Remote)(nil)
