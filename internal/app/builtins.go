@@ -18,7 +18,7 @@ import (
 func builtinPlugins() []plugins.Builtin {
 	var out []plugins.Builtin
 	for _, b := range bundled.All() {
-		out = append(out, plugins.Builtin{Manifest: b.Manifest, Plugin: b.Plugin})
+		out = append(out, plugins.Builtin{Manifest: b.Manifest, Plugin: b.Plugin, Category: b.Category})
 	}
 	return out
 }

@@ -150,11 +150,8 @@ func (c *Chat) SwitchModel(ctx context.Context, spec string) error {
 		section = map[string]any{}
 	}
 	if p, m, ok := strings.Cut(spec, ":"); ok {
-		name, known := llm.KnownProvider(p)
 		if pp, ok := c.h.pluginProvider(p); ok {
-			name, known = pp.Name, true
-		}
-		if known {
+			name := pp.Name
 			if m == "" {
 				return fmt.Errorf("/model %s names a provider but no model: /model %s:NAME", spec, p)
 			}

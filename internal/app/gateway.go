@@ -169,12 +169,12 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 			MaxIterations: intSetting(cfg, []string{"agent", "max_turns"}, 90),
 			Middleware:    h.Registry.LLMChains(),
 			Redact:        f.Redactor().String,
-			Recorder:      sessionRecorder{store},
+			Recorder:      gatewayRecorder{sessionRecorder{store}},
 		})
 		ag.ObserveAttempts(&lcfg)
 		ag.SetClient(client)
 		// Each platform's agent has its engine, as chat's one agent has; a
-		// compaction is in memory only here (the store is not a forker).
+		// compaction continues in a child session the key then routes to.
 		ag.SetEngine(h.contextEngine(ctx, cs, client, lcfg, logProgress{g.log.logger}), cs.enabled)
 		return ag
 	}
@@ -342,6 +342,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 // Close ends the sessions, closes state.db and stops every plugin.
 func (g *Gateway) Close() {
 	if g.engine != nil {
+		g.engine.endAll() // before the provider closes (g.end)
 		g.engine.close()
 	}
 	if g.end != nil {
@@ -368,8 +369,10 @@ type gatewayEngine struct {
 	pricing  map[string]ModelPrice
 	clock    int64
 	// maxLive bounds the conversations kept in memory; an idle one beyond it
-	// is dropped and read again from state.db at its next message.
+	// is dropped (ended for the memory provider) and read again from
+	// state.db at its next message.
 	maxLive int
+	ending  sync.WaitGroup // endEvicted's calls under way
 }
 
 type gwSession struct {
@@ -409,6 +412,8 @@ func (e *gatewayEngine) entry(key string) *gwSession {
 
 // evict drops the least recently used idle conversations beyond maxLive.
 func (e *gatewayEngine) evict() {
+	var gone []*agent.Session
+	defer func() { e.endEvicted(gone) }()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for len(e.sessions) > e.maxLive {
@@ -423,6 +428,9 @@ func (e *gatewayEngine) evict() {
 			return // the oldest is running: nothing idle is older
 		}
 		delete(e.sessions, oldKey)
+		if old.s != nil {
+			gone = append(gone, old.s)
+		}
 		old.mu.Unlock()
 	}
 }

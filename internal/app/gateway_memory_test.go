@@ -201,3 +201,108 @@ func TestGatewayContextEngine(t *testing.T) {
 		t.Errorf("last request ends with %q", last[len(last)-1].Content)
 	}
 }
+
+// waitFile waits until path holds want lines.
+func waitFile(t *testing.T, g *gatewayRun, path string, lines int) string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if strings.Count(string(b), "\n") >= lines {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %q, want %d lines\ngateway log:\n%s", path, b, lines, g.stderr.String())
+		}
+	}
+}
+
+// A session dropped from memory ends for the memory provider: evicted when
+// idle past gateway.max_live_sessions, or live at shutdown (the run's context
+// cancelled, as SIGTERM does).
+func TestGatewaySessionEndOnEvictionAndShutdown(t *testing.T) {
+	g := startGatewayWith(t, "memory:\n  provider: sqlmem\ngateway:\n  max_live_sessions: 1\n", "TELEGRAM_ALLOWED_USERS=1,2\n", map[string]string{
+		"plugins/memory/sqlmem/plugin.yaml": "name: sqlmem\n",
+		"plugins/memory/sqlmem/__init__.py": sqliteProvider,
+	}, llmtest.Reply{Content: "one"}, llmtest.Reply{Content: "two"})
+	ended := filepath.Join(g.home, "sqlmem.ended")
+
+	say(g, 1, "first user speaks")
+	g.waitCalls(t, "sendMessage", 1)
+	if _, err := os.Stat(ended); err == nil {
+		t.Fatal("on_session_end ran with one live session")
+	}
+	// A second conversation evicts the first (idle): its history is ended.
+	say(g, 2, "second user speaks")
+	g.waitCalls(t, "sendMessage", 2)
+	if got := waitFile(t, g, ended, 1); got != "2 first user speaks\n" {
+		t.Errorf("after the eviction on_session_end got %q, want the first conversation", got)
+	}
+	// Shutdown ends the live one.
+	g.stop(t)
+	if got := waitFile(t, g, ended, 2); got != "2 first user speaks\n2 second user speaks\n" {
+		t.Errorf("after shutdown on_session_end got %q, want the second conversation too", got)
+	}
+}
+
+// A compaction in the gateway keeps the session chain as chat does: the
+// compacted transcript continues in a child session (parent_session_id set)
+// and the key routes to it, so the conversation read again from state.db
+// (here after an eviction) is the compacted one.
+func TestGatewayCompactionKeepsTheSessionChain(t *testing.T) {
+	big := func(tag string) string { return strings.Repeat(tag+" ", 2000/(len(tag)+1)) }
+	g := startGatewayWith(t, "model:\n  context_length: 4000\ncontext:\n  engine: trimmer\ngateway:\n  max_live_sessions: 1\n", "TELEGRAM_ALLOWED_USERS=1,2\n", map[string]string{
+		"plugins/context_engine/trimmer/__init__.py": trimmerEngine,
+	}, llmtest.Reply{Content: big("alpha-answer")}, llmtest.Reply{Content: "bravo"}, llmtest.Reply{Content: "other"}, llmtest.Reply{Content: "done"})
+	say(g, 1, big("ALPHA"))
+	g.waitCalls(t, "sendMessage", 1)
+	say(g, 1, big("BRAVO")) // past the threshold: compacted
+	g.waitCalls(t, "sendMessage", 2)
+	say(g, 2, "someone else") // evicts chat 1's conversation
+	g.waitCalls(t, "sendMessage", 3)
+	say(g, 1, "last question") // read again from state.db
+	g.waitCalls(t, "sendMessage", 4)
+	g.stop(t)
+
+	reqs := g.model.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests, want 4\n%s", len(reqs), g.stderr.String())
+	}
+	var last strings.Builder
+	for _, m := range reqs[3].Messages {
+		last.WriteString(m.Content + "\n")
+	}
+	if !strings.Contains(last.String(), "TRIMMER-DIGEST") || strings.Contains(last.String(), "ALPHA ALPHA") {
+		t.Errorf("the resumed conversation is not the compacted one:\n%.400s", last.String())
+	}
+	s, err := session.Open(context.Background(), session.Path(g.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, err := s.LookupKey(context.Background(), "agent:main:telegram:dm:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := s.Get(context.Background(), k.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.ParentID == "" {
+		t.Fatalf("the key routes to session %s, which has no parent: the compaction did not move the key", child.ID)
+	}
+	parent, err := s.Get(context.Background(), child.ParentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := s.Messages(context.Background(), parent.ID)
+	var history strings.Builder
+	for _, m := range pm {
+		history.WriteString(m.Content + "\n")
+	}
+	if err != nil || !strings.Contains(history.String(), "ALPHA ALPHA") || !strings.Contains(history.String(), "BRAVO BRAVO") {
+		t.Errorf("parent session %s has %d messages (%v): want the uncompacted history", parent.ID, len(pm), err)
+	}
+	if k.Origin == "" || !strings.Contains(k.Origin, "telegram") {
+		t.Errorf("the key's origin %q was lost in the rebinding", k.Origin)
+	}
+}

@@ -50,16 +50,30 @@ func (h *Host) MemoryProvider(name string) (*memory.Remote, bool) {
 			continue
 		}
 		if p.Plugin == "memory/"+name || p.Plugin == name {
-			return &memory.Remote{ProviderName: p.Name, Conn: p.Conn}, true
+			return newRemoteMemory(p), true
 		}
 		if p.Name == name && byName == nil {
 			byName = &p
 		}
 	}
 	if byName != nil {
-		return &memory.Remote{ProviderName: byName.Name, Conn: byName.Conn}, true
+		return newRemoteMemory(*byName), true
 	}
 	return nil, false
+}
+
+// newRemoteMemory is the provider behind a registration; the hooks its class
+// inherits (no-ops, as the Python bridge reported) cost no round trip.
+func newRemoteMemory(p registry.Provider) *memory.Remote {
+	r := &memory.Remote{ProviderName: p.Name, Conn: p.Conn}
+	r.AfterTurnCall, _ = p.Details["after_turn"].(bool)
+	for _, m := range detailStrs(p.Details, "inherited") {
+		if r.Inherited == nil {
+			r.Inherited = map[string]bool{}
+		}
+		r.Inherited[m] = true
+	}
+	return r
 }
 
 // attachMemory makes the selected provider the chat's external memory and,

@@ -41,6 +41,12 @@ def register(ctx):
 // provider set, memory.provider selects a real Python provider.
 func benchChat(b *testing.B, provider bool) (*Chat, func()) {
 	b.Helper()
+	return benchChatWith(b, provider, benchProvider)
+}
+
+// benchChatWith is benchChat with the provider's source.
+func benchChatWith(b *testing.B, provider bool, src string) (*Chat, func()) {
+	b.Helper()
 	model := llmtest.NewServer(b)
 	model.Enqueue(llmtest.Reply{Content: "ok", Repeat: b.N + 10})
 	home := filepath.Join(b.TempDir(), ".hermes")
@@ -54,7 +60,7 @@ func benchChat(b *testing.B, provider bool) (*Chat, func()) {
 	}
 	for path, text := range map[string]string{
 		filepath.Join(home, "config.yaml"): cfg, filepath.Join(dir, "plugin.yaml"): "name: benchmem\n",
-		filepath.Join(dir, "__init__.py"): benchProvider,
+		filepath.Join(dir, "__init__.py"): src,
 	} {
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			b.Fatal(err)

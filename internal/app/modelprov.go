@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,70 +18,89 @@ import (
 // hung plugin fails the request instead of holding the turn forever.
 const providerHookTimeout = 10 * time.Second
 
-// pluginProviders are the enabled plugins' register_provider profiles as
-// llm.Providers, by name and by alias.
+// pluginProviders are the loaded register_provider profiles (the bundled
+// ones and the plugins') as llm.Providers, by name and by alias, each as
+// pluginProvider resolves it.
 func (h *Host) pluginProviders() map[string]llm.Provider {
 	if h.Registry == nil {
 		return nil
 	}
-	out := map[string]llm.Provider{}
-	for _, p := range h.Registry.Providers(registry.ModelProvider) {
-		lp := llm.Provider{BaseURL: detailStr(p.Details, "base_url")}
-		for _, v := range detailStrs(p.Details, "env_vars") {
-			switch {
-			case strings.HasSuffix(v, "_BASE_URL"):
-				lp.BaseURLEnv = v
-			case lp.KeyEnv == "":
-				lp.KeyEnv = v
+	regs := h.Registry.Providers(registry.ModelProvider)
+	out := make(map[string]llm.Provider, 2*len(regs))
+	for _, p := range regs {
+		for _, n := range append([]string{p.Name}, detailStrs(p.Details, "aliases")...) {
+			if _, done := out[n]; done {
+				continue
 			}
-		}
-		if hd, ok := p.Details["default_headers"].(map[string]any); ok {
-			lp.Headers = map[string]string{}
-			for k, v := range hd {
-				if s, ok := v.(string); ok {
-					lp.Headers[k] = s
-				}
-			}
-		}
-		out[p.Name] = lp // a later registration of the name replaces an earlier one
-		for _, a := range detailStrs(p.Details, "aliases") {
-			if _, taken := out[a]; !taken {
-				out[a] = lp
+			if w, ok := pickProvider(regs, n); ok {
+				out[n] = asLLMProvider(w)
 			}
 		}
 	}
 	return out
 }
 
-// pluginProvider finds the registration behind a provider name or alias.
+func asLLMProvider(p registry.Provider) llm.Provider {
+	lp := llm.Provider{Name: p.Name, BaseURL: detailStr(p.Details, "base_url")}
+	for _, v := range detailStrs(p.Details, "env_vars") {
+		switch {
+		case strings.HasSuffix(v, "_BASE_URL"):
+			lp.BaseURLEnv = v
+		case lp.KeyEnv == "":
+			lp.KeyEnv = v
+		}
+	}
+	if hd, ok := p.Details["default_headers"].(map[string]any); ok && len(hd) > 0 {
+		lp.Headers = map[string]string{}
+		for k, v := range hd {
+			if s, ok := v.(string); ok {
+				lp.Headers[k] = s
+			}
+		}
+	}
+	return lp
+}
+
+// pluginProvider finds the registration behind a provider name or alias
+// (any case).
 func (h *Host) pluginProvider(name string) (registry.Provider, bool) {
 	if h.Registry == nil || name == "" {
 		return registry.Provider{}, false
 	}
-	// The last registration of a name wins (upstream's register_provider);
-	// an exact name beats an alias.
-	var byName, byAlias registry.Provider
-	var found, aliased bool
-	for _, p := range h.Registry.Providers(registry.ModelProvider) {
-		if p.Name == name {
-			byName, found = p, true
-		}
-		for _, a := range detailStrs(p.Details, "aliases") {
-			if a == name && !aliased {
-				byAlias, aliased = p, true
-			}
-		}
-	}
-	if found {
-		return byName, true
-	}
-	return byAlias, aliased
+	return pickProvider(h.Registry.Providers(registry.ModelProvider), strings.ToLower(name))
 }
 
-// llmConfig is llm.FromConfigWith over the built-in and the plugins'
+// pickProvider resolves name over regs: a plugin's profile beats a bundled
+// one (the seed: a user provider replaces a bundled one of the same name),
+// then an exact name beats an alias, then the last registration of a name
+// wins (upstream's register_provider) and the first of an alias.
+func pickProvider(regs []registry.Provider, name string) (registry.Provider, bool) {
+	var best registry.Provider
+	rank := 0 // 4 plugin name, 3 plugin alias, 2 bundled name, 1 bundled alias
+	for _, p := range regs {
+		r := 0
+		if p.Name == name {
+			r = 2
+		} else if slices.Contains(detailStrs(p.Details, "aliases"), name) {
+			r = 1
+		}
+		if r == 0 {
+			continue
+		}
+		if !p.Bundled {
+			r += 2
+		}
+		if r > rank || (r == rank && r%2 == 0) {
+			best, rank = p, r
+		}
+	}
+	return best, rank > 0
+}
+
+// llmConfig is llm.FromConfig over the bundled and the plugins'
 // providers, with the plugin profile's hooks when it selects one.
 func (h *Host) llmConfig(ctx context.Context, section map[string]any, dotenv map[string]string) (llm.Config, error) {
-	cfg, err := llm.FromConfigWith(ctx, section, h.f.Env, dotenv, h.pluginProviders())
+	cfg, err := llm.FromConfig(ctx, section, h.f.Env, dotenv, h.pluginProviders())
 	if err != nil {
 		return cfg, err
 	}

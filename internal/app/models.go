@@ -22,6 +22,7 @@ const modelsTimeout = 8 * time.Second
 // names came from and the model ids.
 type ModelList struct {
 	Provider string
+	Bundled  bool   // the provider is one of hermes' own profiles
 	Source   string // "fetch_models" or the URL listed
 	Models   []string
 }
@@ -57,6 +58,7 @@ func (h *Host) ListModels(ctx context.Context, provider string) (ModelList, erro
 	out := ModelList{Provider: cfg.Provider}
 	url := strings.TrimRight(cfg.BaseURL, "/") + "/models"
 	if p, ok := h.pluginProvider(cfg.Provider); ok {
+		out.Bundled = p.Bundled
 		if mu := detailStr(p.Details, "models_url"); mu != "" {
 			url = mu
 		}

@@ -4,6 +4,7 @@ package bundled
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/clock"
@@ -15,12 +16,18 @@ import (
 type Plugin struct {
 	Manifest *manifest.Manifest
 	Plugin   pluginsdk.Plugin
+	// Category is the provider sub-category (model-providers) of a provider
+	// plugin, "" for a general one.
+	Category string
 }
 
-// All returns every compiled-in plugin.
-func All() []Plugin {
-	return []Plugin{datetimePlugin()}
-}
+// all is built once: every hermes start lists the compiled-in plugins.
+var all = sync.OnceValue(func() []Plugin {
+	return append([]Plugin{datetimePlugin()}, modelProviderPlugins()...)
+})
+
+// All returns every compiled-in plugin. The slice is shared: do not modify it.
+func All() []Plugin { return all() }
 
 func datetimePlugin() Plugin {
 	m := &manifest.Manifest{

@@ -42,7 +42,11 @@ func modelList(ctx context.Context, f *app.Factory, provider string) error {
 		return err
 	}
 	out := f.IO.Out
-	sayf(out, "Models of %s (from %s):\n", termsafe.Line(ml.Provider), termsafe.Line(ml.Source))
+	tag := ""
+	if ml.Bundled {
+		tag = " [bundled]"
+	}
+	sayf(out, "Models of %s%s (from %s):\n", termsafe.Line(ml.Provider), tag, termsafe.Line(ml.Source))
 	for _, m := range ml.Models {
 		sayf(out, "  %s\n", termsafe.Line(m))
 	}

@@ -146,6 +146,11 @@ func screenPlugins(all []*plugins.Plugin) ([]*plugins.Plugin, []pluginsui.Plugin
 		if (p.Candidate.Category != "" && p.Candidate.Category != "model-providers") || isMemoryProvider(p) || killed(p) {
 			continue
 		}
+		// hermes' own provider profiles are always there, like the built-in
+		// tools: `hermes plugins list` shows them, `plugins disable` drops one.
+		if p.Candidate.Builtin && p.Candidate.Category == "model-providers" {
+			continue
+		}
 		mf := p.Candidate.Manifest
 		name, desc := p.Key, ""
 		if mf != nil {

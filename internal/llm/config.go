@@ -16,6 +16,8 @@ import (
 // Provider is what hermes knows about a named provider: where it lives and which
 // environment variable holds its key when model.api_key is not set.
 type Provider struct {
+	// Name is the provider's own name when the map key is an alias ("" = the key).
+	Name    string
 	BaseURL string
 	KeyEnv  string // "" for local servers that need no key
 	// BaseURLEnv, when set in the environment, overrides BaseURL (a plugin
@@ -25,43 +27,19 @@ type Provider struct {
 	Headers map[string]string
 }
 
-// Providers are the model.provider names with a default base URL.
-var Providers = map[string]Provider{
-	"openrouter": {BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"},
-	"openai":     {BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"},
-	"nous":       {BaseURL: "https://inference-api.nousresearch.com/v1", KeyEnv: "NOUS_API_KEY"},
-	"groq":       {BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY"},
-	"together":   {BaseURL: "https://api.together.xyz/v1", KeyEnv: "TOGETHER_API_KEY"},
-	"deepseek":   {BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY"},
-	"mistral":    {BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY"},
-	"fireworks":  {BaseURL: "https://api.fireworks.ai/inference/v1", KeyEnv: "FIREWORKS_API_KEY"},
-	"xai":        {BaseURL: "https://api.x.ai/v1", KeyEnv: "XAI_API_KEY"},
-	"ollama":     {BaseURL: "http://localhost:11434/v1", KeyEnv: ""},
-	"lmstudio":   {BaseURL: "http://localhost:1234/v1", KeyEnv: ""},
-	"vllm":       {BaseURL: "http://localhost:8000/v1", KeyEnv: ""},
-	"llamacpp":   {BaseURL: "http://localhost:8080/v1", KeyEnv: ""},
-}
+// DefaultProvider is the provider of a model section that names neither a
+// provider nor a base URL.
+const DefaultProvider = "openrouter"
 
-// providerAliases maps other spellings to a Providers key.
-var providerAliases = map[string]string{
-	"llama.cpp": "llamacpp", "llama-cpp": "llamacpp", "lm-studio": "lmstudio", "lm_studio": "lmstudio",
-	"nousresearch": "nous", "x-ai": "xai",
-}
-
-// KnownProvider reports whether name (in any accepted spelling) is a provider
-// hermes knows, and its canonical name.
-func KnownProvider(name string) (string, bool) {
-	name = strings.ToLower(name)
-	if a, ok := providerAliases[name]; ok {
-		name = a
-	}
-	_, ok := Providers[name]
-	return name, ok || name == "custom"
-}
+// CustomProvider is the provider of a model section with only a base URL:
+// its key falls back to OPENAI_API_KEY.
+const CustomProvider = "custom"
 
 var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// FromConfig builds a Config from the config.yaml "model" section:
+// FromConfig builds a Config from the config.yaml "model" section and the
+// providers hermes has (providers, by name and by alias: the bundled
+// profiles and the plugins' register_provider ones, all registered alike):
 //
 //	model:
 //	  default: anthropic/claude-sonnet-4     # the model id (required)
@@ -77,14 +55,7 @@ var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // A key is optional for a base URL on this machine (localhost, 127.0.0.0/8, ::1);
 // otherwise a missing key is an error naming the variable to set. settings may be nil
 // (no model section): the error then says what to add.
-func FromConfig(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string) (Config, error) {
-	return FromConfigWith(ctx, settings, env, dotenv, nil)
-}
-
-// FromConfigWith is FromConfig with more providers than the built-in ones
-// (the plugins' register_provider profiles); one of extra wins over a
-// built-in of the same name.
-func FromConfigWith(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string, extra map[string]Provider) (Config, error) {
+func FromConfig(ctx context.Context, settings map[string]any, env func(string) string, dotenv map[string]string, providers map[string]Provider) (Config, error) {
 	_ = ctx
 	if env == nil {
 		env = func(string) string { return "" }
@@ -158,37 +129,39 @@ func FromConfigWith(ctx context.Context, settings map[string]any, env func(strin
 		return cfg, err
 	}
 	cfg.Provider = strings.ToLower(cfg.Provider)
-	if a, ok := providerAliases[cfg.Provider]; ok {
-		cfg.Provider = a
-	}
 	if cfg.BaseURL, err = str("base_url"); err != nil {
 		return cfg, err
 	}
-	prov, known := Providers[cfg.Provider]
-	if p, ok := extra[cfg.Provider]; ok {
-		prov, known = p, true
-		if v, ok := lookup(p.BaseURLEnv); ok && p.BaseURLEnv != "" && cfg.BaseURL == "" {
+	if cfg.Provider == "auto" {
+		cfg.Provider = ""
+	}
+	if cfg.Provider == "" && cfg.BaseURL == "" {
+		cfg.Provider = DefaultProvider
+	}
+	prov, known := providers[cfg.Provider]
+	if known {
+		// An alias selects its provider under the provider's own name.
+		if prov.Name != "" {
+			cfg.Provider = prov.Name
+		}
+		if v, ok := lookup(prov.BaseURLEnv); ok && prov.BaseURLEnv != "" && cfg.BaseURL == "" {
 			cfg.BaseURL = v
 		}
-		cfg.Headers = p.Headers
+		cfg.Headers = prov.Headers
 	}
 	switch {
 	case cfg.BaseURL != "":
-		if cfg.Provider == "" || cfg.Provider == "auto" {
-			cfg.Provider = "custom"
+		if cfg.Provider == "" {
+			cfg.Provider = CustomProvider
 		}
-	case known:
+	case known && prov.BaseURL != "":
 		cfg.BaseURL = prov.BaseURL
-	case cfg.Provider == "" || cfg.Provider == "auto":
-		cfg.Provider, prov = "openrouter", Providers["openrouter"]
-		cfg.BaseURL = prov.BaseURL
+	case known || cfg.Provider == CustomProvider:
+		return cfg, fmt.Errorf("model.provider %s has no default endpoint: set model.base_url (e.g. http://localhost:8000/v1)", cfg.Provider)
+	case cfg.Provider == DefaultProvider:
+		return cfg, fmt.Errorf("no model.provider or model.base_url is set, and the default provider %s is not available (disabled?): set model.base_url or model.provider", DefaultProvider)
 	default:
-		names := providerNames()
-		for n := range extra {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return cfg, fmt.Errorf("model.provider %q has no default endpoint: set model.base_url (known providers: %s)", cfg.Provider, strings.Join(names, ", "))
+		return cfg, fmt.Errorf("model.provider %q has no default endpoint: set model.base_url (known providers: %s)", cfg.Provider, strings.Join(providerNames(providers), ", "))
 	}
 	if u, perr := url.Parse(cfg.BaseURL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return cfg, fmt.Errorf("model.base_url %q is not an http(s) URL (e.g. http://localhost:8000/v1)", cfg.BaseURL)
@@ -199,7 +172,7 @@ func FromConfigWith(ctx context.Context, settings map[string]any, env func(strin
 	if cfg.APIKey == "" && prov.KeyEnv != "" {
 		cfg.APIKey, _ = lookup(prov.KeyEnv)
 	}
-	if cfg.APIKey == "" && cfg.Provider == "custom" {
+	if cfg.APIKey == "" && cfg.Provider == CustomProvider {
 		cfg.APIKey, _ = lookup("OPENAI_API_KEY")
 	}
 	if cfg.APIKey == "" && !isLocal(cfg.BaseURL) {
@@ -256,10 +229,13 @@ func ModelSection(v any) map[string]any {
 	return nil
 }
 
-func providerNames() []string {
-	names := make([]string, 0, len(Providers))
-	for n := range Providers {
-		names = append(names, n)
+// providerNames are the providers' own names (not their aliases), sorted.
+func providerNames(providers map[string]Provider) []string {
+	names := make([]string, 0, len(providers))
+	for n, p := range providers {
+		if p.Name == "" || p.Name == n {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

@@ -9,6 +9,20 @@ import (
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
+// testProviders are some of the bundled profiles as the host hands them to
+// FromConfig (the table itself is internal/bundled's).
+var testProviders = map[string]llm.Provider{
+	"openrouter": {BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"},
+	"openai":     {BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"},
+	"groq":       {BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY"},
+	"deepseek":   {BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY"},
+	"ollama":     {BaseURL: "http://localhost:11434/v1"},
+	"vllm":       {BaseURL: "http://localhost:8000/v1"},
+	"custom":     {},
+	"lm-studio":  {Name: "lmstudio", BaseURL: "http://localhost:1234/v1"},
+	"lmstudio":   {BaseURL: "http://localhost:1234/v1"},
+}
+
 func TestFromConfig(t *testing.T) {
 	env := map[string]string{"OPENROUTER_API_KEY": "sk-or", "MY_KEY": "sk-mine", "PORT": "9000"}
 	dotenv := map[string]string{"DOT_KEY": "sk-dot", "MY_KEY": "sk-shadowed", "OPENAI_API_KEY": "sk-oai"}
@@ -43,14 +57,17 @@ func TestFromConfig(t *testing.T) {
 		{name: "missing key", settings: map[string]any{"default": "m", "provider": "deepseek"}, wantErr: "no API key for deepseek (https://api.deepseek.com/v1): set DEEPSEEK_API_KEY"},
 		{name: "missing key custom remote", settings: map[string]any{"default": "m", "base_url": "https://x.example/v1", "api_key": ""},
 			want: llm.Config{Model: "m", Provider: "custom", BaseURL: "https://x.example/v1", APIKey: "sk-oai"}},
-		{name: "unknown provider", settings: map[string]any{"default": "m", "provider": "acme"}, wantErr: `model.provider "acme" has no default endpoint: set model.base_url (known providers: deepseek,`},
+		{name: "unknown provider", settings: map[string]any{"default": "m", "provider": "acme"}, wantErr: `model.provider "acme" has no default endpoint: set model.base_url (known providers: custom, deepseek, groq, lmstudio, ollama,`},
+		{name: "alias", settings: map[string]any{"default": "m", "provider": "LM-Studio"},
+			want: llm.Config{Model: "m", Provider: "lmstudio", BaseURL: "http://localhost:1234/v1"}},
+		{name: "custom needs a base url", settings: map[string]any{"default": "m", "provider": "custom"}, wantErr: "model.provider custom has no default endpoint: set model.base_url"},
 		{name: "bad url", settings: map[string]any{"default": "m", "base_url": "localhost:8000"}, wantErr: "is not an http(s) URL"},
 		{name: "bad timeout", settings: map[string]any{"default": "m", "provider": "ollama", "timeout": "soon"}, wantErr: "model.timeout must be a positive number"},
 		{name: "bad type", settings: map[string]any{"default": []any{"a"}}, wantErr: "model.default must be a string"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := llm.FromConfig(context.Background(), tc.settings, func(k string) string { return env[k] }, dotenv)
+			got, err := llm.FromConfig(context.Background(), tc.settings, func(k string) string { return env[k] }, dotenv, testProviders)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

@@ -95,19 +95,26 @@ func TestProfileAndHeaders(t *testing.T) {
 func TestFromConfigWithPluginProvider(t *testing.T) {
 	extra := map[string]llm.Provider{"plug": {BaseURL: "https://plug.example/v1", KeyEnv: "PLUG_KEY", BaseURLEnv: "PLUG_BASE_URL",
 		Headers: map[string]string{"X-Plug": "1"}}}
+	extra["plug-alias"] = llm.Provider{Name: "plug", BaseURL: extra["plug"].BaseURL, KeyEnv: "PLUG_KEY", Headers: extra["plug"].Headers}
 	tests := []struct {
 		name     string
 		env      map[string]string
 		wantBase string
 		wantErr  string
+		alias    bool
 	}{
 		{name: "profile endpoint and key", env: map[string]string{"PLUG_KEY": "pk"}, wantBase: "https://plug.example/v1"},
 		{name: "base url env wins", env: map[string]string{"PLUG_KEY": "pk", "PLUG_BASE_URL": "http://127.0.0.1:1/v1"}, wantBase: "http://127.0.0.1:1/v1"},
 		{name: "missing key names the variable", wantErr: "set PLUG_KEY in the environment"},
+		{name: "an alias selects the provider by its name", env: map[string]string{"PLUG_KEY": "pk"}, wantBase: "https://plug.example/v1", alias: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := llm.FromConfigWith(context.Background(), map[string]any{"default": "m", "provider": "plug"},
+			provider := "plug"
+			if tc.alias {
+				provider = "Plug-Alias"
+			}
+			cfg, err := llm.FromConfig(context.Background(), map[string]any{"default": "m", "provider": provider},
 				func(k string) string { return tc.env[k] }, nil, extra)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

@@ -195,6 +195,21 @@ func (m *Manager) AfterTurn(ctx context.Context, sessionID, userText, assistantT
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer m.bg.Done()
+		if b, ok := m.o.External.(afterTurner); ok && b.BatchesAfterTurn() {
+			var qerr error
+			m.bounded(ctx, m.o.CallTimeout, "sync_turn", func(ctx context.Context) error {
+				serr, q, err := b.AfterTurn(ctx, user, assistant, sessionID)
+				if err != nil {
+					return err
+				}
+				qerr = q
+				return serr
+			})
+			if qerr != nil {
+				m.fail("queue_prefetch", qerr)
+			}
+			return
+		}
 		m.bounded(ctx, m.o.CallTimeout, "sync_turn", func(ctx context.Context) error {
 			return m.o.External.SyncTurn(ctx, user, assistant, sessionID)
 		})
@@ -202,6 +217,13 @@ func (m *Manager) AfterTurn(ctx context.Context, sessionID, userText, assistantT
 			return m.o.External.QueuePrefetch(ctx, user, sessionID)
 		})
 	}()
+}
+
+// afterTurner is a provider that takes sync_turn and queue_prefetch in one
+// round trip (Remote over the Python bridge).
+type afterTurner interface {
+	BatchesAfterTurn() bool
+	AfterTurn(ctx context.Context, user, assistant, sessionID string) (syncErr, queueErr, err error)
 }
 
 // SystemPrompt is the memory part of a new session's system prompt: the
@@ -258,6 +280,7 @@ func (m *Manager) SessionEnd(ctx context.Context, sessionID string, messages []m
 	}
 	m.mu.Lock()
 	started := m.inited[sessionID]
+	delete(m.inited, sessionID) // a session resumed later (the gateway's evicted one) initializes again
 	m.mu.Unlock()
 	if !started {
 		return // no turn ran: nothing to end
@@ -334,3 +357,7 @@ func clipRunes(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// Flush waits for the background sync_turn and queue_prefetch calls started
+// so far (each is bounded by CallTimeout); a benchmark's turn ends there.
+func (m *Manager) Flush() { m.bg.Wait() }

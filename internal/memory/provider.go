@@ -25,6 +25,41 @@ type Conn interface {
 type Remote struct {
 	ProviderName string
 	Conn         Conn
+	// Inherited are the per-turn hooks (upstream's method names) the
+	// provider's class does not override: their defaults do nothing, so they
+	// are answered here without a round trip.
+	Inherited map[string]bool
+	// AfterTurnCall: the provider's process serves memory.after_turn.
+	AfterTurnCall bool
+}
+
+// BatchesAfterTurn reports whether AfterTurn saves a round trip: the process
+// serves it and the provider overrides both of its hooks.
+func (r *Remote) BatchesAfterTurn() bool {
+	return r.AfterTurnCall && !r.Inherited["sync_turn"] && !r.Inherited["queue_prefetch"]
+}
+
+// AfterTurn is sync_turn then queue_prefetch in one round trip
+// (memory.after_turn); err is the call's own failure, the others each method's.
+func (r *Remote) AfterTurn(ctx context.Context, user, assistant, sessionID string) (syncErr, queueErr, err error) {
+	raw, err := r.call(ctx, protocol.MethodMemoryAfterTurn, map[string]any{
+		"sync_turn":      map[string]any{"user_content": user, "assistant_content": assistant, "session_id": sessionID},
+		"queue_prefetch": map[string]any{"query": user, "session_id": sessionID},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var res map[string]*string
+	if jerr := json.Unmarshal(raw, &res); jerr != nil {
+		return nil, nil, fmt.Errorf("memory provider %s: after_turn: the answer is not the expected shape", r.ProviderName)
+	}
+	fail := func(method string) error {
+		if msg := res[method]; msg != nil {
+			return fmt.Errorf("memory provider %s: %s: %s", r.ProviderName, method, *msg)
+		}
+		return nil
+	}
+	return fail("sync_turn"), fail("queue_prefetch"), nil
 }
 
 var _ Provider = (*Remote)(nil)
@@ -102,17 +137,26 @@ func (r *Remote) SystemPromptBlock(ctx context.Context) (any, error) {
 
 // Prefetch is prefetch(query, session_id=...).
 func (r *Remote) Prefetch(ctx context.Context, query, sessionID string) (any, error) {
+	if r.Inherited["prefetch"] {
+		return "", nil
+	}
 	raw, err := r.call(ctx, protocol.MethodMemoryPrefetch, map[string]any{"query": query, "session_id": sessionID})
 	return decode[any](raw, err, "prefetch")
 }
 
 // QueuePrefetch is queue_prefetch(query, session_id=...).
 func (r *Remote) QueuePrefetch(ctx context.Context, query, sessionID string) error {
+	if r.Inherited["queue_prefetch"] {
+		return nil
+	}
 	return r.do(ctx, protocol.MethodMemoryQueuePrefetch, map[string]any{"query": query, "session_id": sessionID})
 }
 
 // SyncTurn is sync_turn(user_content, assistant_content, session_id=...).
 func (r *Remote) SyncTurn(ctx context.Context, user, assistant, sessionID string) error {
+	if r.Inherited["sync_turn"] {
+		return nil
+	}
 	return r.do(ctx, protocol.MethodMemorySyncTurn, map[string]any{"user_content": user, "assistant_content": assistant, "session_id": sessionID})
 }
 
@@ -137,6 +181,9 @@ func (r *Remote) HandleToolCall(ctx context.Context, tool string, args map[strin
 
 // OnTurnStart is on_turn_start(turn_number, message, **kw).
 func (r *Remote) OnTurnStart(ctx context.Context, turn int, message string, kwargs map[string]any) error {
+	if r.Inherited["on_turn_start"] {
+		return nil
+	}
 	args := map[string]any{"turn_number": turn, "message": message}
 	for k, v := range kwargs {
 		args[k] = v
@@ -151,18 +198,27 @@ func (r *Remote) OnSessionEnd(ctx context.Context, messages []map[string]any) er
 
 // OnSessionSwitch is on_session_switch(new_session_id, parent_session_id=..., reset=...).
 func (r *Remote) OnSessionSwitch(ctx context.Context, newSessionID, parentSessionID string, reset bool) error {
+	if r.Inherited["on_session_switch"] {
+		return nil
+	}
 	return r.do(ctx, protocol.MethodMemorySessionSwitch, map[string]any{"new_session_id": newSessionID,
 		"parent_session_id": parentSessionID, "reset": reset, "rewound": false})
 }
 
 // OnPreCompress is on_pre_compress(messages) -> str.
 func (r *Remote) OnPreCompress(ctx context.Context, messages []map[string]any) (string, error) {
+	if r.Inherited["on_pre_compress"] {
+		return "", nil
+	}
 	raw, err := r.call(ctx, protocol.MethodMemoryPreCompress, map[string]any{"messages": messages})
 	return decode[string](raw, err, "on_pre_compress")
 }
 
 // OnMemoryWrite is on_memory_write(action, target, content).
 func (r *Remote) OnMemoryWrite(ctx context.Context, action, target, content string) error {
+	if r.Inherited["on_memory_write"] {
+		return nil
+	}
 	return r.do(ctx, protocol.MethodMemoryWrite, map[string]any{"action": action, "target": target, "content": content, "metadata": nil})
 }
 

@@ -16,7 +16,7 @@ type builtinState struct {
 
 func (m *Manager) builtinFor(key string) pluginsdk.Plugin {
 	for _, b := range m.opts.Builtins {
-		if b.Manifest != nil && b.Manifest.Name == key {
+		if b.Manifest != nil && b.Key() == key {
 			return b.Plugin
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/hermes-go/hermes/internal/plugins/discovery"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 )
 
@@ -144,6 +145,9 @@ func (m *Manager) CachedCLICommands() (cmds []CachedCLICommand, unknown []string
 	for _, p := range m.Plugins() {
 		if !p.Decision.Starts() || m.SafeMode() {
 			continue
+		}
+		if p.Candidate.Builtin && p.Candidate.Category == discovery.CategoryModelProvider {
+			continue // a provider profile registers no CLI command
 		}
 		e, ok := cache.Plugins[p.Key]
 		if !ok || e.Stamp != pluginStamp(p, m.opts.HostVersion) {

@@ -42,7 +42,7 @@ func (m *Manager) Discover() error {
 		BundledDir: m.opts.Env("HERMES_BUNDLED_PLUGINS"),
 	}
 	for _, b := range m.opts.Builtins {
-		opts.Builtins = append(opts.Builtins, discovery.Builtin{Manifest: b.Manifest})
+		opts.Builtins = append(opts.Builtins, discovery.Builtin{Manifest: b.Manifest, Category: b.Category})
 	}
 	if discovery.Truthy(m.opts.Env("HERMES_ENABLE_PROJECT_PLUGINS")) && m.opts.Cwd != "" {
 		opts.ProjectDir = filepath.Join(m.opts.Cwd, ".hermes", "plugins")
@@ -80,13 +80,15 @@ func (m *Manager) Discover() error {
 	m.sorted = m.sorted[:0]
 	m.metadata = read
 	for _, c := range cands {
+		c = m.bundledUnlessActive(c, gate)
 		p := &Plugin{Key: c.Key, Candidate: c, Decision: discovery.Decide(c, gate), Status: discovery.ListStatus(c, gate), reg: m.reg}
 		if r, ok := gate.Removed[c.Key]; ok {
 			p.Removal = &r
 		}
 		p.session = m.host.Session(caller{m: m, p: p})
-		if safe && (p.Decision.Load || p.Decision.Deferred) {
-			// Upstream skips plugin loading entirely in safe mode; list still shows state.
+		if safe && (p.Decision.Load || p.Decision.Deferred) && !(c.Builtin && c.Category == discovery.CategoryModelProvider) {
+			// hermes' own provider profiles (exempt) run no plugin code:
+			// without them safe mode could not reach a model. Upstream skips plugin loading entirely in safe mode; list still shows state.
 			p.Decision = discovery.Decision{Status: p.Decision.Status, Error: safeModeError}
 		}
 		p.Runtime = runtimeOf(c)
@@ -95,6 +97,23 @@ func (m *Manager) Discover() error {
 	}
 	sort.Slice(m.sorted, func(i, j int) bool { return m.sorted[i].Key < m.sorted[j].Key })
 	return nil
+}
+
+// bundledUnlessActive is c, or the compiled-in provider profile of c's key
+// when c is a user or project model provider that will not load: an inactive
+// copy must not take away a provider hermes has (upstream: an *active* user
+// provider overrides the bundled one).
+func (m *Manager) bundledUnlessActive(c *discovery.Candidate, gate discovery.GateConfig) *discovery.Candidate {
+	if c.Builtin || c.Category != discovery.CategoryModelProvider || discovery.Decide(c, gate).Load {
+		return c
+	}
+	for _, b := range m.opts.Builtins {
+		if b.Manifest != nil && b.Key() == c.Key {
+			m.log.Debug("model provider not enabled; the bundled profile of its key stays", "plugin", c.Key, "dir", c.Dir)
+			return &discovery.Candidate{Key: c.Key, Manifest: b.Manifest, Source: discovery.SourceBundled, Builtin: true, Category: b.Category}
+		}
+	}
+	return c
 }
 
 // selectedEngine is context.engine when it names a plugin engine ("" for the

@@ -36,6 +36,15 @@ import (
 type Builtin struct {
 	Manifest *manifest.Manifest
 	Plugin   pluginsdk.Plugin
+	Category string // provider sub-category (model-providers), "" for a general plugin
+}
+
+// Key is the plugin's registry key, as discovery gives it.
+func (b Builtin) Key() string {
+	if b.Category != "" {
+		return b.Category + "/" + b.Manifest.Name
+	}
+	return b.Manifest.Name
 }
 
 // Options configure a Manager.
@@ -281,7 +290,11 @@ type LoadFilter func(*Plugin) bool
 func (m *Manager) Load(ctx context.Context, filter LoadFilter) error {
 	if m.SafeMode() {
 		m.warn("HERMES_SAFE_MODE is on: plugin loading skipped, no plugin was started")
-		return nil
+		// Only hermes' own provider profiles, which are no plugin code.
+		inner := filter
+		filter = func(p *Plugin) bool {
+			return p.Candidate.Builtin && p.Candidate.Category == discovery.CategoryModelProvider && (inner == nil || inner(p))
+		}
 	}
 	var toLoad []*discovery.Candidate
 	m.mu.Lock()

@@ -77,6 +77,12 @@ type Context interface {
 	// RegisterMemoryProvider offers p as a memory provider (upstream's
 	// register_memory_provider); memory.provider selects it by p.Name().
 	RegisterMemoryProvider(p MemoryProvider) error
+	// RegisterProvider offers a model provider profile (upstream's
+	// register_provider); model.provider or --provider selects it by name.
+	RegisterProvider(p ProviderProfile) error
+	// RegisterContextEngine offers e as the context engine (upstream's
+	// register_context_engine); context.engine selects it by e.Name().
+	RegisterContextEngine(e ContextEngine) error
 }
 
 // ContextReference is a provider of @<Prefix>:<target> references. Expand

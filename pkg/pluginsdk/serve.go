@@ -56,13 +56,16 @@ type server struct {
 	conn   *protocol.Conn
 	info   protocol.InitializeParams
 
-	mu       sync.Mutex
-	next     int
-	handles  map[string]any
-	unload   []func()
-	memory   map[string]MemoryProvider // RegisterMemoryProvider's, by name
-	stopOnce sync.Once
-	done     chan struct{}
+	mu      sync.Mutex
+	next    int
+	handles map[string]any
+	unload  []func()
+	memory  map[string]MemoryProvider // RegisterMemoryProvider's, by name
+	// RegisterProvider's and RegisterContextEngine's, by name
+	providers map[string]*ProviderProfile
+	engines   map[string]ContextEngine
+	stopOnce  sync.Once
+	done      chan struct{}
 }
 
 func (s *server) stop() { s.stopOnce.Do(func() { close(s.done) }) }
@@ -208,6 +211,10 @@ func (s *server) handle(ctx context.Context, method string, params json.RawMessa
 		protocol.MethodMemoryWrite, protocol.MethodMemoryConfigSchema, protocol.MethodMemorySaveConfig,
 		protocol.MethodMemoryUnavailable, protocol.MethodMemoryShutdown:
 		return s.serveMemory(ctx, method, params)
+	case protocol.MethodModelProviderCall:
+		return s.serveModelProvider(ctx, params)
+	case protocol.MethodContextEngineCall:
+		return s.serveContextEngine(ctx, params)
 	case protocol.MethodCheck:
 		var p protocol.CheckCallParams
 		if err := json.Unmarshal(params, &p); err != nil {

@@ -635,6 +635,11 @@ const (
 	MethodMemorySaveConfig        = "memory.save_config"         // save_config(values, hermes_home)
 	MethodMemoryUnavailable       = "memory.unavailable_reason"  // unavailable_reason() -> str
 	MethodMemoryShutdown          = "memory.shutdown"            // shutdown()
+	// MethodMemoryAfterTurn is sync_turn then queue_prefetch in one round trip,
+	// for a provider that announced it ("after_turn" in its registration's
+	// details): args {"sync_turn": {...}, "queue_prefetch": {...}} → each
+	// method's exception as "Type: message", or null.
+	MethodMemoryAfterTurn = "memory.after_turn"
 )
 
 // MemoryParams address one call to a memory provider.

@@ -70,7 +70,12 @@ type Candidate struct {
 }
 
 // Builtin is a compiled-in Go plugin, treated as bundled.
-type Builtin struct{ Manifest *manifest.Manifest }
+type Builtin struct {
+	Manifest *manifest.Manifest
+	// Category is a provider sub-category (model-providers): the key is then
+	// "<category>/<name>", the key a user provider of that name has.
+	Category string
+}
 
 // Options says where to look.
 type Options struct {
@@ -127,7 +132,11 @@ func Discover(opts Options) ([]*Candidate, []Warning) {
 			warns = append(warns, Warning{Message: "a compiled-in plugin has no manifest name; skipping it"})
 			continue
 		}
-		all = append(all, &Candidate{Key: b.Manifest.Name, Manifest: b.Manifest, Source: SourceBundled, Builtin: true})
+		key := b.Manifest.Name
+		if b.Category != "" {
+			key = b.Category + "/" + key
+		}
+		all = append(all, &Candidate{Key: key, Manifest: b.Manifest, Source: SourceBundled, Builtin: true, Category: b.Category})
 	}
 	// The entry-point scan (a stat per installed distribution even when cached)
 	// overlaps the directory scans; its results still come last.

@@ -3,10 +3,12 @@ package hostapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -20,6 +22,12 @@ var engineNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 const BuiltinContextEngine = "compressor"
 
 func registerContextEngine(_ context.Context, s *Session, rp protocol.RegisterOtherParams) (any, error) {
+	return addContextEngine(s, rp, engineConn{s.p})
+}
+
+// addContextEngine checks and records one engine, of a plugin process or a
+// compiled-in plugin.
+func addContextEngine(s *Session, rp protocol.RegisterOtherParams, conn registry.PlatformConn) (any, error) {
 	key := s.p.ID()
 	if !engineNameRE.MatchString(rp.Name) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument,
@@ -32,7 +40,7 @@ func registerContextEngine(_ context.Context, s *Session, rp protocol.RegisterOt
 	note := fmt.Sprintf("selected by context.engine: %s", rp.Name)
 	holder, ok := s.h.reg.AddExclusiveProvider(key, registry.Other{Registrar: rp.Registrar, Name: rp.Name, Note: note},
 		registry.Provider{Kind: registry.ContextEngine, Name: rp.Name, Plugin: key, Handle: rp.Handle, Details: rp.Details,
-			Conn: engineConn{s.p}})
+			Conn: conn})
 	if !ok {
 		s.p.Warnf("plugin %s: Only one context engine plugin is allowed; plugin %s registered one first, so '%s' is ignored (disable one of them)",
 			key, holder, rp.Name)
@@ -55,3 +63,34 @@ func (c engineConn) Call(ctx context.Context, method string, params any) (json.R
 }
 
 func (c engineConn) Exited() <-chan struct{} { return pluginConn(c).Exited() }
+
+// RegisterContextEngine of a compiled-in plugin: the engine is called in this
+// process through the same context_engine.call shapes.
+func (c *localContext) RegisterContextEngine(e pluginsdk.ContextEngine) error {
+	if e == nil {
+		return errors.New("RegisterContextEngine: engine is nil")
+	}
+	rp := protocol.RegisterOtherParams{Registrar: "register_context_engine", Name: e.Name()}
+	return asGoErr(addContextEngine(c.s, rp, localEngine{e}))
+}
+
+// localEngine is a compiled-in engine behind the registry's connection interface.
+type localEngine struct{ e pluginsdk.ContextEngine }
+
+func (l localEngine) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	cp, ok := params.(protocol.ContextEngineCallParams)
+	if !ok {
+		return nil, fmt.Errorf("context engine call %s: unexpected params %T", method, params)
+	}
+	args, err := viaJSON(cp.Kwargs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pluginsdk.ServeContextEngine(ctx, l.e, cp.Method, args)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+func (l localEngine) Exited() <-chan struct{} { return make(chan struct{}) }

@@ -25,7 +25,7 @@ func registerMemoryProvider(_ context.Context, s *Session, rp protocol.RegisterO
 	}
 	key := s.p.ID()
 	s.h.reg.AddProvider(key, registry.Other{Registrar: rp.Registrar, Name: rp.Name, Note: "active when memory.provider selects it"},
-		registry.Provider{Kind: registry.MemoryProvider, Name: rp.Name, Conn: pluginConn{s.p}})
+		registry.Provider{Kind: registry.MemoryProvider, Name: rp.Name, Details: rp.Details, Conn: pluginConn{s.p}})
 	return protocol.RegisterResult{Registered: true}, nil
 }
 

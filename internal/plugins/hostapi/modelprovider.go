@@ -2,11 +2,13 @@ package hostapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 
 	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
+	"github.com/hermes-go/hermes/pkg/pluginsdk"
 	"github.com/hermes-go/hermes/pkg/protocol"
 )
 
@@ -20,6 +22,12 @@ var providerNameRE = lazyre.New(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 var headerNameRE = lazyre.New("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
 
 func registerModelProvider(_ context.Context, s *Session, rp protocol.RegisterOtherParams) (any, error) {
+	return addModelProvider(s, rp, engineConn{s.p})
+}
+
+// addModelProvider checks and records one profile: a plugin's
+// register_provider and a compiled-in (bundled) profile take this one path.
+func addModelProvider(s *Session, rp protocol.RegisterOtherParams, conn registry.PlatformConn) (any, error) {
 	bad := func(format string, args ...any) error {
 		return protocol.Errorf(protocol.CodeInvalidArgument, "register_provider %s: "+format, append([]any{rp.Name}, args...)...)
 	}
@@ -43,15 +51,16 @@ func registerModelProvider(_ context.Context, s *Session, rp protocol.RegisterOt
 			}
 		}
 	}
+	bundled := s.p.Bundled()
 	for _, p := range s.h.reg.Providers(registry.ModelProvider) {
-		if p.Name == rp.Name && p.Plugin != s.p.ID() {
+		if p.Name == rp.Name && p.Plugin != s.p.ID() && !p.Bundled && !bundled {
 			// The later plugin wins, as upstream's register_provider (last writer).
 			s.p.Warnf("plugin %s: model provider '%s' replaces the one plugin %s registered", s.p.ID(), rp.Name, p.Plugin)
 		}
 	}
 	note := fmt.Sprintf("selected by model.provider: %s", rp.Name)
 	s.h.reg.AddProvider(s.p.ID(), registry.Other{Registrar: rp.Registrar, Name: rp.Name, Note: note},
-		registry.Provider{Kind: registry.ModelProvider, Name: rp.Name, Details: rp.Details, Conn: engineConn{s.p}})
+		registry.Provider{Kind: registry.ModelProvider, Name: rp.Name, Details: rp.Details, Conn: conn, Bundled: bundled})
 	return protocol.RegisterResult{Registered: true}, nil
 }
 
@@ -62,4 +71,47 @@ func validHeaderValue(v string) bool {
 		}
 	}
 	return true
+}
+
+// RegisterProvider of a compiled-in plugin: the profile's hooks are called in
+// this process through the same model_provider.call shapes.
+func (c *localContext) RegisterProvider(p pluginsdk.ProviderProfile) error {
+	rp := protocol.RegisterOtherParams{Registrar: "register_provider", Name: p.Name, Details: p.Details()}
+	var conn registry.PlatformConn
+	if len(p.Hooks()) > 0 {
+		conn = localProvider{&p}
+	}
+	return asGoErr(addModelProvider(c.s, rp, conn))
+}
+
+// localProvider is a compiled-in profile behind the registry's connection interface.
+type localProvider struct{ p *pluginsdk.ProviderProfile }
+
+func (l localProvider) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	mp, ok := params.(protocol.ModelProviderCallParams)
+	if !ok {
+		return nil, fmt.Errorf("model provider call %s: unexpected params %T", method, params)
+	}
+	args, err := viaJSON(mp.Kwargs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pluginsdk.ServeModelProvider(ctx, l.p, mp.Method, args)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+func (l localProvider) Exited() <-chan struct{} { return make(chan struct{}) }
+
+// viaJSON gives a compiled-in plugin the values a plugin process would see.
+func viaJSON(v map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	err = json.Unmarshal(b, &out)
+	return out, err
 }

@@ -139,6 +139,9 @@ type Provider struct {
 	// serves through it (context engines, memory providers); nil for
 	// record-only slots.
 	Conn PlatformConn
+	// Bundled: offered by a plugin shipped with hermes; any other plugin's
+	// offer of the same name replaces it (model providers).
+	Bundled bool
 }
 
 // toolReg is a tool and whether it may replace one of another source.

@@ -61,10 +61,26 @@ def register(ctx, provider):
     name = name.strip()
     bridge.memory_providers[name] = provider
     ctx._call("ctx.register_other", {"registrar": "register_memory_provider", "name": name,
-                                     "handle": "", "details": {"class": type(provider).__name__}})
+                                     "handle": "", "details": {"class": type(provider).__name__,
+                                                               "inherited": _inherited(provider),
+                                                               "after_turn": True}})
     from .context import PluginRegistration
 
     return PluginRegistration(ctx, "memory_provider", name)
+
+
+# Per-turn hooks whose MemoryProvider default does nothing: the host skips the
+# round trip for those a provider does not override.
+SKIPPABLE = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "on_session_switch",
+             "on_pre_compress", "on_memory_write")
+
+
+def _inherited(provider):
+    base = _base()
+    if base is None:
+        return []
+    own = getattr(provider, "__dict__", {})
+    return [m for m in SKIPPABLE if m not in own and getattr(type(provider), m, None) is getattr(base, m, None)]
 
 
 def register_default(ctx, module):
@@ -88,6 +104,25 @@ class MemoryHost:
         out = {}
         for method, attr in METHODS.items():
             out[method] = self._caller(attr)
+        out["memory.after_turn"] = self.m_after_turn
+        return out
+
+    def m_after_turn(self, params, rid):
+        """sync_turn then queue_prefetch in one round trip; each one's exception
+        is reported by name ("Type: message"), and the other still runs."""
+        name = params.get("provider") or ""
+        provider = self.bridge.memory_providers.get(name)
+        if provider is None:
+            raise HostError(-32005, "this plugin registered no memory provider %r" % name)
+        args = params.get("args") or {}
+        out = {}
+        for attr in ("sync_turn", "queue_prefetch"):
+            fn = getattr(provider, attr)
+            try:
+                self.bridge.run_maybe_async(fn(**_narrow(fn, args.get(attr) or {}, skip_first=False)), rid)
+                out[attr] = None
+            except Exception as exc:  # the provider's own failure, reported as a separate call's would be
+                out[attr] = "%s: %s" % (type(exc).__name__, exc)
         return out
 
     def _caller(self, attr):
