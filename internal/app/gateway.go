@@ -145,7 +145,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	}
 	g.Warning = az.StartupWarning(g.Platforms)
 
-	store, err := session.Open(ctx, session.Path(h.home.Dir))
+	store, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (g *Gateway) Close() {
 // session per key.
 type gatewayEngine struct {
 	h        *Host
-	store    *session.Store
+	store    session.Backend
 	model    string
 	newAgent func(platform string) *agent.Agent
 
@@ -613,8 +613,13 @@ func stringAt(cfg map[string]any, path ...string) (string, bool) {
 	return s, ok
 }
 
-// storeLedger is the delivery ledger in state.db.
-type storeLedger struct{ s *session.Store }
+// storeLedger is the delivery ledger in the session store.
+type storeLedger struct{ s ledgerStore }
+
+type ledgerStore interface {
+	session.Ledger
+	Now() time.Time
+}
 
 type ledgerRoute struct {
 	ChatID   string `json:"chat_id"`

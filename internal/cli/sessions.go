@@ -29,14 +29,18 @@ func newCmdSessions(f *app.Factory) *cobra.Command {
 
 // openSessions opens state.db; with mustExist a missing file is nil (see
 // app.Factory.Sessions).
-type openSessions func(ctx context.Context, mustExist bool) (*session.Store, error)
+type openSessions func(ctx context.Context, mustExist bool) (session.Backend, error)
 
 func noSession(id string) error {
 	return app.Failf("Error: no session %q; see: hermes sessions list", id)
 }
 
+type resolver interface {
+	Resolve(ctx context.Context, idOrPrefix string) (string, error)
+}
+
 // resolveSession turns an id or a unique prefix into an id, with CLI errors.
-func resolveSession(ctx context.Context, s *session.Store, id string) (string, error) {
+func resolveSession(ctx context.Context, s resolver, id string) (string, error) {
 	if s == nil {
 		return "", noSession(id)
 	}

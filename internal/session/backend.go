@@ -21,6 +21,8 @@ type Backend interface {
 	Usages
 	// Where names the store in messages: a file's path, or a server and database.
 	Where() string
+	// Version is the schema version the store is at.
+	Version(ctx context.Context) (int, error)
 	// Now is the store's clock; SetClock replaces it (tests, seed data).
 	Now() time.Time
 	SetClock(now func() time.Time)
@@ -76,6 +78,13 @@ var _ Backend = (*Store)(nil)
 
 // Where is the store's file.
 func (s *Store) Where() string { return s.path }
+
+// Version is the schema version of the file (PRAGMA user_version).
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, s.wrap("reading the schema version", err)
+}
 
 // CheckKey refuses what upstream refuses (CWE-22): a key is a name, never a
 // path. Both engines check it.

@@ -157,6 +157,13 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 	return v, nil
 }
 
+// Version is the schema version the database is at.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v)
+	return v, s.wrap("reading the schema version", err)
+}
+
 type newerError struct {
 	where string
 	have  int
