@@ -77,3 +77,17 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestDocsConformance(t *testing.T) {
+	storetest.RunDocs(t, storetest.DocHarness{
+		New: func(t *testing.T) session.DocStore {
+			u := db(t)
+			s := openURL(t, u)
+			urls[s] = u
+			return s
+		},
+		Reopen: func(t *testing.T, d session.DocStore) session.DocStore {
+			return openURL(t, urls[d.(session.Backend)])
+		},
+	})
+}

@@ -108,6 +108,13 @@ var migrations = []string{
 		created_at        BIGINT NOT NULL
 	);
 	CREATE INDEX turn_usage_session ON turn_usage(session_id, message_seq);`,
+	// 2: the gateway's pairing state (pending codes, approved users, rate
+	// limits): upstream's JSON files, one row each, named as the files are.
+	`CREATE TABLE pairing_docs (
+		name       TEXT PRIMARY KEY,
+		data       BYTEA NOT NULL,
+		updated_at BIGINT NOT NULL
+	);`,
 }
 
 // SchemaVersion is the schema this code writes.
