@@ -2,6 +2,8 @@ package pgstore_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -126,5 +128,66 @@ func TestIsURL(t *testing.T) {
 		if got := pgstore.IsURL(in); got != want {
 			t.Errorf("IsURL(%q) = %v", in, got)
 		}
+	}
+}
+
+// TestPassword: a server that asks for a password gets Options.Password
+// when the URL has none (the URL's own wins); a wrong one is refused with
+// what to check.
+func TestPassword(t *testing.T) {
+	ctx := context.Background()
+	u := db(t)
+	admin := openURL(t, u)
+	if _, err := admin.Pool().Exec(ctx, `CREATE ROLE hermes_pw LOGIN SUPERUSER PASSWORD 'right-one'`); err != nil {
+		t.Fatal(err)
+	}
+	// This role must log in with a password (the cluster trusts everyone else).
+	hba := filepath.Join(cluster.Dir, "data", "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = os.WriteFile(hba, old, 0o600)
+		_, _ = admin.Pool().Exec(context.Background(), `SELECT pg_reload_conf()`)
+	})
+	if err := os.WriteFile(hba, append([]byte("local all hermes_pw scram-sha-256\n"), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Pool().Exec(ctx, `SELECT pg_reload_conf()`); err != nil {
+		t.Fatal(err)
+	}
+	asUser := strings.Replace(u, "user=postgres", "user=hermes_pw", 1)
+	withURLPassword := strings.Replace(u, "user=postgres", "user=hermes_pw&password=right-one", 1)
+	cases := []struct {
+		name, url, password string
+		wantErr             string
+	}{
+		{"from the options", asUser, "right-one", ""},
+		{"the URL's own wins", withURLPassword, "wrong", ""},
+		{"wrong", asUser, "wrong", "refused the login"},
+		{"none", asUser, "", "refused the login"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := pgstore.Open(ctx, tc.url, pgstore.Options{Password: tc.password})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatal("opened")
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "HERMES_PG_PASSWORD") {
+				t.Errorf("error %q lacks %q and the variable to check", err, tc.wantErr)
+			}
+			if strings.Contains(err.Error(), "right-one") {
+				t.Errorf("error %q shows the password", err)
+			}
+		})
 	}
 }
