@@ -114,7 +114,7 @@ func (f *Factory) MigrateStore(ctx context.Context) (where string, version int, 
 	if err != nil {
 		return "", 0, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	v, err := s.Version(ctx)
 	return s.Where(), v, err
 }

@@ -19,7 +19,7 @@ import (
 func newCmdSessions(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db)",
+		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db, or gateway.store's PostgreSQL)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -95,7 +95,7 @@ func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
 	}
 	list := []session.Session{}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		if list, err = s.List(ctx, opts.Limit); err != nil {
 			return app.Failf("Error: %v", err)
 		}
@@ -176,7 +176,7 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 		return err
 	}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 	}
 	id, err := resolveSession(ctx, s, opts.ID)
 	if err != nil {
@@ -313,7 +313,7 @@ func sessionsSearchRun(ctx context.Context, opts *sessionsSearchOptions) error {
 	}
 	hits := []session.Hit{}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		if hits, err = s.Search(ctx, opts.Term, opts.Limit); err != nil {
 			return app.Failf("Error: %v", err)
 		}
@@ -369,7 +369,7 @@ func sessionsDeleteRun(ctx context.Context, opts *sessionsDeleteOptions) error {
 	if s == nil {
 		return noSession(opts.ID)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	sess, err := s.Get(ctx, opts.ID)
 	if errors.Is(err, session.ErrNotFound) {
 		return noSession(opts.ID)

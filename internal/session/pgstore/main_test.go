@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 
@@ -71,7 +70,7 @@ func TestConformance(t *testing.T) {
 		Reopen: func(t *testing.T, s session.Backend) session.Backend {
 			u, ok := urls[s]
 			if !ok {
-				t.Fatal(fmt.Sprintf("no URL for %v", s.Where()))
+				t.Fatalf("no URL for %v", s.Where())
 			}
 			return openURL(t, u)
 		},
