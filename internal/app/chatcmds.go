@@ -55,7 +55,13 @@ func (c *Chat) recordUsage(ctx context.Context, t *Turn) {
 
 // storeTurnUsage records what turn t of session id used, priced by pricing
 // when it names model. A turn that never reached the model records nothing.
-func storeTurnUsage(ctx context.Context, st *session.Store, id, model string, pricing map[string]ModelPrice, t *Turn) error {
+// usageStore is what recording a turn's usage needs of the store.
+type usageStore interface {
+	RecordUsage(ctx context.Context, id string, u session.TurnUsage) error
+	LastUserSeq(ctx context.Context, id string) (int, error)
+}
+
+func storeTurnUsage(ctx context.Context, st usageStore, id, model string, pricing map[string]ModelPrice, t *Turn) error {
 	if t.APICalls == 0 {
 		return nil
 	}

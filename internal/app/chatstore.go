@@ -20,11 +20,11 @@ type chatStore interface {
 	End(ctx context.Context, id string) error
 	Close() error
 	// Sessions is the store itself, for what the chat's commands read and edit.
-	Sessions() *session.Store
+	Sessions() session.Backend
 }
 
 // sessionRecorder persists a chat in $HERMES_HOME/state.db.
-type sessionRecorder struct{ s *session.Store }
+type sessionRecorder struct{ s session.Backend }
 
 func openChatStore(ctx context.Context, hermesHome string) (chatStore, error) {
 	s, err := session.Open(ctx, session.Path(hermesHome))
@@ -79,7 +79,7 @@ func (r sessionRecorder) End(ctx context.Context, id string) error { return r.s.
 
 func (r sessionRecorder) Close() error { return r.s.Close() }
 
-func (r sessionRecorder) Sessions() *session.Store { return r.s }
+func (r sessionRecorder) Sessions() session.Backend { return r.s }
 
 // ChatTranscript is what the turns of one `hermes chat -q` said, as --json
 // prints it.

@@ -62,10 +62,12 @@ type Factory struct {
 	// run long.
 	ArmInterrupts func()
 
-	home   *home.Home
-	out    *logs.Output
-	redact *redact.Live // shared by copies (WithStdin), as the log is
-	cfg    configState
+	home *home.Home
+	out  *logs.Output
+	// closers release what the command opened on the way (a database pool).
+	closers []func()
+	redact  *redact.Live // shared by copies (WithStdin), as the log is
+	cfg     configState
 	// procs contains every process the command starts (nil in tests that build
 	// a Factory themselves: process groups only); the Factory New made owns it
 	// and kills what is left of them in Close.
@@ -166,6 +168,10 @@ func (f *Factory) Logger() *slog.Logger { return f.Logs().Logger() }
 // own Factory, kills every process hermes started that is still running, and
 // whatever those left behind.
 func (f *Factory) Close() {
+	for _, c := range f.closers {
+		c()
+	}
+	f.closers = nil
 	if f.ownsProcs {
 		f.procs.Close()
 	}

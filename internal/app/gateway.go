@@ -139,16 +139,19 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if err != nil {
 		return nil, err
 	}
-	az, err := f.Authorizer(ctx, auth.Options{Config: doc, Platforms: g.authEnv})
-	if err != nil {
-		return nil, configError("%v", err)
-	}
-	g.Warning = az.StartupWarning(g.Platforms)
-
-	store, err := session.Open(ctx, session.Path(h.home.Dir))
+	store, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
+	// On PostgreSQL the pairing state is the database's too (every process
+	// of a cluster shares it); with state.db it stays upstream's files.
+	pairingState, _ := store.(session.DocStore)
+	az, err := f.Authorizer(ctx, auth.Options{Config: doc, Platforms: g.authEnv, State: pairingState})
+	if err != nil {
+		_ = store.Close()
+		return nil, configError("%v", err)
+	}
+	g.Warning = az.StartupWarning(g.Platforms)
 	g.engine = &gatewayEngine{h: h, store: store, model: lcfg.Model, sessions: map[string]*gwSession{}, agents: map[string]*agent.Agent{},
 		usage: map[string]llm.Usage{}, pricing: pricing, maxLive: intSetting(cfg, []string{"gateway", "max_live_sessions"}, defaultMaxLive)}
 	// SOUL.md is the instance's identity on every platform; the project
@@ -358,7 +361,7 @@ func (g *Gateway) Close() {
 // session per key.
 type gatewayEngine struct {
 	h        *Host
-	store    *session.Store
+	store    session.Backend
 	model    string
 	newAgent func(platform string) *agent.Agent
 
@@ -621,8 +624,13 @@ func stringAt(cfg map[string]any, path ...string) (string, bool) {
 	return s, ok
 }
 
-// storeLedger is the delivery ledger in state.db.
-type storeLedger struct{ s *session.Store }
+// storeLedger is the delivery ledger in the session store.
+type storeLedger struct{ s ledgerStore }
+
+type ledgerStore interface {
+	session.Ledger
+	Now() time.Time
+}
 
 type ledgerRoute struct {
 	ChatID   string `json:"chat_id"`

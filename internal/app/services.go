@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -125,20 +123,11 @@ func (f *Factory) KillList() catalog.KillList {
 	return catalog.LoadKillList(h.CacheDir())
 }
 
-// Sessions opens state.db. With mustExist, a missing file is reported as nil
+// Sessions opens the session store (gateway.store, or state.db) for the
+// sessions commands. With mustExist, a missing state.db is reported as nil
 // without creating it, so read-only commands leave HERMES_HOME alone.
-func (f *Factory) Sessions(ctx context.Context, mustExist bool) (*session.Store, error) {
-	h, err := f.Home()
-	if err != nil {
-		return nil, err
-	}
-	path := session.Path(h.Dir)
-	if mustExist {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	s, err := session.Open(ctx, path)
+func (f *Factory) Sessions(ctx context.Context, mustExist bool) (session.Backend, error) {
+	s, err := f.OpenStore(ctx, mustExist)
 	if err != nil {
 		return nil, Failf("Error: %v", err)
 	}

@@ -46,9 +46,11 @@ var tiers = map[string]int{
 	// 3: config, discovery, processes, the registry.
 	"internal/config": 3, "internal/plugins/discovery": 3, "internal/plugins/runtime": 3,
 	"internal/plugins/registry": 3, "internal/bundled": 3,
-	"internal/memory/memctx": 1, // the <memory-context> block and its scrubbers
-	"internal/memory":        4, // the built-in memory, the memory tool, an external provider around turns
-	"internal/mcp/server":    3, // hermes as an MCP server: the tool set over the SDK
+	"internal/session/pgstore":   3, // the session store on PostgreSQL (pgx)
+	"internal/session/storetest": 3, // the store's conformance suite, run on both engines
+	"internal/memory/memctx":     1, // the <memory-context> block and its scrubbers
+	"internal/memory":            4, // the built-in memory, the memory tool, an external provider around turns
+	"internal/mcp/server":        3, // hermes as an MCP server: the tool set over the SDK
 	// 4: policies and services over config.
 	"internal/capability": 4, "internal/approval": 4, "internal/install": 4, "internal/agent": 4,
 	"internal/plugins/runtime/python": 4,

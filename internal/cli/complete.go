@@ -142,7 +142,7 @@ func sessionIDs(ctx context.Context, f *app.Factory) []cobra.Completion {
 	if err != nil || s == nil {
 		return nil
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	list, err := s.List(ctx, sessionCompletions)
 	if err != nil {
 		return nil

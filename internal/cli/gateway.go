@@ -25,7 +25,7 @@ func newCmdGateway(f *app.Factory) *cobra.Command {
 		RunE: run.RunE,
 	}
 	cmd.Flags().AddFlagSet(run.Flags())
-	cmd.AddCommand(run, newCmdGatewayStatus(f, nil), newCmdGatewayInstall(f, nil))
+	cmd.AddCommand(run, newCmdGatewayStatus(f, nil), newCmdGatewayInstall(f, nil), newCmdGatewayMigrate(f, nil))
 	for _, verb := range []string{"start", "stop", "restart"} {
 		cmd.AddCommand(newCmdGatewayControl(f, verb, nil))
 	}

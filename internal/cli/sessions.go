@@ -19,7 +19,7 @@ import (
 func newCmdSessions(f *app.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db)",
+		Short: "List, show, search and delete stored conversations ($HERMES_HOME/state.db, or gateway.store's PostgreSQL)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -29,14 +29,18 @@ func newCmdSessions(f *app.Factory) *cobra.Command {
 
 // openSessions opens state.db; with mustExist a missing file is nil (see
 // app.Factory.Sessions).
-type openSessions func(ctx context.Context, mustExist bool) (*session.Store, error)
+type openSessions func(ctx context.Context, mustExist bool) (session.Backend, error)
 
 func noSession(id string) error {
 	return app.Failf("Error: no session %q; see: hermes sessions list", id)
 }
 
+type resolver interface {
+	Resolve(ctx context.Context, idOrPrefix string) (string, error)
+}
+
 // resolveSession turns an id or a unique prefix into an id, with CLI errors.
-func resolveSession(ctx context.Context, s *session.Store, id string) (string, error) {
+func resolveSession(ctx context.Context, s resolver, id string) (string, error) {
 	if s == nil {
 		return "", noSession(id)
 	}
@@ -91,7 +95,7 @@ func sessionsListRun(ctx context.Context, opts *sessionsListOptions) error {
 	}
 	list := []session.Session{}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		if list, err = s.List(ctx, opts.Limit); err != nil {
 			return app.Failf("Error: %v", err)
 		}
@@ -172,7 +176,7 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 		return err
 	}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 	}
 	id, err := resolveSession(ctx, s, opts.ID)
 	if err != nil {
@@ -309,7 +313,7 @@ func sessionsSearchRun(ctx context.Context, opts *sessionsSearchOptions) error {
 	}
 	hits := []session.Hit{}
 	if s != nil {
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		if hits, err = s.Search(ctx, opts.Term, opts.Limit); err != nil {
 			return app.Failf("Error: %v", err)
 		}
@@ -365,7 +369,7 @@ func sessionsDeleteRun(ctx context.Context, opts *sessionsDeleteOptions) error {
 	if s == nil {
 		return noSession(opts.ID)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	sess, err := s.Get(ctx, opts.ID)
 	if errors.Is(err, session.ErrNotFound) {
 		return noSession(opts.ID)

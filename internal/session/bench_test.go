@@ -2,11 +2,13 @@ package session_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session"
+	"github.com/hermes-go/hermes/internal/session/storetest"
 )
 
 // BenchmarkAppendMessage is the cost of one committed message (each is in the WAL
@@ -85,5 +87,20 @@ func BenchmarkSearch(b *testing.B) {
 		if _, err := s.Search(ctx, "charlie golf", 20); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTurn is the store's work per gateway message (storetest.BenchTurns),
+// beside pgstore's BenchmarkTurn on PostgreSQL.
+func BenchmarkTurn(b *testing.B) {
+	for _, writers := range []int{1, 32} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			s, err := session.Open(context.Background(), filepath.Join(b.TempDir(), session.FileName))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			storetest.BenchTurns(b, s, writers)
+		})
 	}
 }

@@ -197,7 +197,7 @@ func ftsQuery(term string) string {
 func (s *Store) Search(ctx context.Context, term string, limit int) ([]Hit, error) {
 	q := ftsQuery(term)
 	if q == "" {
-		return nil, errors.New("search needs a word to look for")
+		return nil, ErrNoSearchWord
 	}
 	if limit <= 0 {
 		limit = 50

@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-go/hermes/internal/session"
 )
 
-func TestUsageAndTruncate(t *testing.T) {
+func TestUsageMigratesFromSchema4(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), session.FileName)
 	s := open(t, path)

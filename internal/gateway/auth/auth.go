@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/session"
 )
 
 // Rule names which rule decided.
@@ -68,6 +69,9 @@ type Options struct {
 	// a platform plugin's register_platform(allowed_users_env=, allow_all_env=).
 	Platforms map[string]PlatformEnv
 	Rand      io.Reader // nil: crypto/rand
+	// State keeps the pairing documents (see PairingOptions.State); nil:
+	// upstream's files under Home.
+	State session.DocStore
 }
 
 // Authorizer holds the rules of one gateway (or one `hermes pairing` command).
@@ -91,7 +95,7 @@ func New(ctx context.Context, o Options) (*Authorizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := openPairing(ctx, PairingOptions{Home: o.Home, Clock: o.Clock, Platforms: o.Platforms, Rand: o.Rand}, env)
+	p, err := openPairing(ctx, PairingOptions{Home: o.Home, Clock: o.Clock, Platforms: o.Platforms, Rand: o.Rand, State: o.State}, env)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/home"
 	"github.com/hermes-go/hermes/internal/limits"
+	"github.com/hermes-go/hermes/internal/session"
 )
 
 // pairingFile caps what a pairing file may hold before it is parsed: real ones
@@ -41,14 +42,31 @@ type object map[string]json.RawMessage
 
 // readObject reads path as a JSON object; a missing file is an empty one.
 func readObject(path string) (object, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseObject(data, path)
+}
+
+func readFile(path string) ([]byte, error) {
 	data, err := home.ReadFileLimit(path, pairingFile.MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return object{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := limits.CheckJSON(data, path, pairingFile); err != nil {
+	return data, nil
+}
+
+// parseObject reads data (the document where names) as a JSON object;
+// none is an empty one.
+func parseObject(data []byte, where string) (object, error) {
+	if data == nil {
+		return object{}, nil
+	}
+	if err := limits.CheckJSON(data, where, pairingFile); err != nil {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // upstream reads utf-8-sig
@@ -57,42 +75,95 @@ func readObject(path string) (object, error) {
 	}
 	var obj object
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, &MalformedError{Path: path, Err: err}
+		return nil, &MalformedError{Path: where, Err: err}
 	}
 	if obj == nil { // the file says null
-		return nil, &MalformedError{Path: path, Err: errors.New("want a JSON object, found null")}
+		return nil, &MalformedError{Path: where, Err: errors.New("want a JSON object, found null")}
 	}
 	return obj, nil
+}
+
+// encodeObject is obj as written: indented, keys sorted.
+func encodeObject(obj object, where string) ([]byte, error) {
+	data, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", where, err)
+	}
+	return append(data, '\n'), nil
 }
 
 // writeObject replaces path with obj, atomically and mode 0600, keys sorted.
 // The caller holds the directory's lock.
 func writeObject(path string, obj object) error {
-	data, err := json.MarshalIndent(obj, "", "  ")
+	data, err := encodeObject(obj, path)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+		return err
 	}
-	if err := config.WriteFileAtomic(path, append(data, '\n'), 0o600); err != nil {
+	return writeFile(path, data)
+}
+
+func writeFile(path string, data []byte) error {
+	if err := config.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
+// The documents of the pairing store: upstream's file names without ".json".
+func pendingName(platform string) string  { return platform + "-pending" }
+func approvedName(platform string) string { return platform + "-approved" }
+
+const limitsName = "_rate_limits"
+
 // storeDir is the pairing directory and its lock: every read-modify-write of
 // its files, by the gateway or by `hermes pairing`, holds the lock throughout.
+// It is the file-based session.DocStore, upstream's layout (the default).
 type storeDir struct {
 	dir string
 }
 
-func (d storeDir) pendingPath(platform string) string {
-	return filepath.Join(d.dir, platform+"-pending.json")
+var _ session.DocStore = storeDir{}
+
+func (d storeDir) path(name string) string { return filepath.Join(d.dir, name+".json") }
+
+// DocWhere is the document's file.
+func (d storeDir) DocWhere(name string) string { return d.path(name) }
+
+// Docs reads the files.
+func (d storeDir) Docs() session.DocReader { return d }
+
+// Read is the file's bytes (nil: no file).
+func (d storeDir) Read(_ context.Context, name string) ([]byte, error) {
+	return readFile(d.path(name))
 }
 
-func (d storeDir) approvedPath(platform string) string {
-	return filepath.Join(d.dir, platform+"-approved.json")
+// Write replaces the file, atomically and mode 0600. The caller holds the lock.
+func (d storeDir) Write(_ context.Context, name string, data []byte) error {
+	return writeFile(d.path(name), data)
 }
 
-func (d storeDir) limitsPath() string { return filepath.Join(d.dir, "_rate_limits.json") }
+// Names lists the directory's documents; dot files are not ones.
+func (d storeDir) Names(context.Context) ([]string, error) {
+	entries, err := os.ReadDir(d.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the pairing directory: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.HasPrefix(name, ".") {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// LockedDocs runs fn with the directory's lock held.
+func (d storeDir) LockedDocs(ctx context.Context, fn func(session.DocTx) error) error {
+	return d.locked(ctx, func() error { return fn(d) })
+}
 
 // locked runs fn with the directory's lock held.
 func (d storeDir) locked(ctx context.Context, fn func() error) error {
@@ -107,27 +178,20 @@ func (d storeDir) locked(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// platforms lists the platforms that have a "-<suffix>.json" file, sorted;
-// "_"-prefixed files are shared state, not platforms.
-func (d storeDir) platforms(suffix string) ([]string, error) {
-	entries, err := os.ReadDir(d.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the pairing directory: %w", err)
-	}
-	tail := "-" + suffix + ".json"
+// platformsIn lists the platforms that have a "<platform>-<suffix>" document
+// among names, sorted; "_"-prefixed ones are shared state, not platforms.
+func platformsIn(names []string, suffix string) []string {
+	tail := "-" + suffix
 	var out []string
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), tail)
+	for _, n := range names {
+		name, ok := strings.CutSuffix(n, tail)
 		if !ok || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") || validPlatform(name) != nil {
 			continue
 		}
 		out = append(out, name)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }
 
 // legacyMergedSuffix marks a legacy file whose entries are in the new directory:

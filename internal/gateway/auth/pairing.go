@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/clock"
+	"github.com/hermes-go/hermes/internal/session"
 )
 
 // Upstream's pairing constants (gateway/pairing.py, wave2 §2.4).
@@ -71,10 +72,12 @@ func (e *LockedError) Unwrap() error { return ErrLockedOut }
 // Pairing is the pairing store of one HERMES_HOME: pending codes, approved
 // users, rate limits and lockouts in $HERMES_HOME/platforms/pairing/, shared by
 // the gateway and `hermes pairing` in other processes (every change is a
-// read-modify-write under the directory's lock, written atomically, 0600).
+// read-modify-write under the directory's lock, written atomically, 0600);
+// or, with PairingOptions.State, the same documents in the session database.
 // Codes exist only in the reply to the user: the files hold a salted hash.
 type Pairing struct {
-	store storeDir
+	store session.DocStore
+	files *storeDir // the default files (nil: a database's documents)
 	env   *envView
 	names func(platform string) PlatformEnv
 	now   func() time.Time
@@ -139,6 +142,51 @@ type approvedEntry struct {
 	ApprovedAt float64 `json:"approved_at"`
 }
 
+// docs is the pairing documents as one operation sees them: under the lock
+// (tx set) or read only.
+type docs struct {
+	ctx   context.Context
+	r     session.DocReader
+	tx    session.DocTx // nil: read only
+	where func(string) string
+}
+
+func (d docs) read(name string) (object, error) {
+	data, err := d.r.Read(d.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return parseObject(data, d.where(name))
+}
+
+func (d docs) write(name string, obj object) error {
+	data, err := encodeObject(obj, d.where(name))
+	if err != nil {
+		return err
+	}
+	if d.tx == nil {
+		return errors.New("pairing store: a write outside the lock") // a bug, never a user's doing
+	}
+	return d.tx.Write(d.ctx, name, data)
+}
+
+func (d docs) platforms(suffix string) ([]string, error) {
+	names, err := d.r.Names(d.ctx)
+	return platformsIn(names, suffix), err
+}
+
+// locked runs fn with the store's lock held.
+func (p *Pairing) locked(ctx context.Context, fn func(d docs) error) error {
+	return p.store.LockedDocs(ctx, func(tx session.DocTx) error {
+		return fn(docs{ctx: ctx, r: tx, tx: tx, where: p.store.DocWhere})
+	})
+}
+
+// view reads the documents without the lock.
+func (p *Pairing) view(ctx context.Context) docs {
+	return docs{ctx: ctx, r: p.store.Docs(), where: p.store.DocWhere}
+}
+
 func (p *Pairing) nowSeconds() float64 { return float64(p.now().UnixNano()) / 1e9 }
 
 func fromSeconds(s float64) time.Time {
@@ -159,13 +207,13 @@ func (p *Pairing) Request(ctx context.Context, platform, userID, userName string
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var code string
-	err := p.store.locked(ctx, func() error {
+	err := p.locked(ctx, func(d docs) error {
 		now := p.nowSeconds()
-		pending, err := p.livePending(platform, now)
+		pending, err := p.livePending(d, platform, now)
 		if err != nil {
 			return err
 		}
-		lim, err := readLimits(p.store.limitsPath())
+		lim, err := readLimits(d, limitsName)
 		if err != nil {
 			return err
 		}
@@ -185,11 +233,11 @@ func (p *Pairing) Request(ctx context.Context, platform, userID, userName string
 			if code, err = p.newCode(); err != nil {
 				return err
 			}
-			if err := p.addPending(pending, platform, code, userID, userName, now); err != nil {
+			if err := p.addPending(d, pending, platform, code, userID, userName, now); err != nil {
 				return err
 			}
 		}
-		if err := writeLimits(p.store.limitsPath(), lim); err != nil {
+		if err := writeLimits(d, limitsName, lim); err != nil {
 			return err
 		}
 		return refusal
@@ -212,7 +260,7 @@ func (p *Pairing) newCode() (string, error) {
 	return string(buf), nil
 }
 
-func (p *Pairing) addPending(pending object, platform, code, userID, userName string, now float64) error {
+func (p *Pairing) addPending(d docs, pending object, platform, code, userID, userName string, now float64) error {
 	salt := make([]byte, 16)
 	id := make([]byte, 8)
 	if _, err := io.ReadFull(p.rand, salt); err != nil {
@@ -227,7 +275,7 @@ func (p *Pairing) addPending(pending object, platform, code, userID, userName st
 		return err
 	}
 	pending[hex.EncodeToString(id)] = raw
-	return writeObject(p.store.pendingPath(platform), pending)
+	return d.write(pendingName(platform), pending)
 }
 
 func hashCode(code string, salt []byte) string {
@@ -238,9 +286,9 @@ func hashCode(code string, salt []byte) string {
 // livePending reads platform's pending file and drops (and writes back without)
 // the expired entries; an entry without a numeric created_at counts as expired,
 // as upstream has it. The caller holds the lock.
-func (p *Pairing) livePending(platform string, now float64) (object, error) {
-	path := p.store.pendingPath(platform)
-	pending, err := readObject(path)
+func (p *Pairing) livePending(d docs, platform string, now float64) (object, error) {
+	path := pendingName(platform)
+	pending, err := d.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +301,7 @@ func (p *Pairing) livePending(platform string, now float64) (object, error) {
 		}
 	}
 	if dropped {
-		if err := writeObject(path, pending); err != nil {
+		if err := d.write(path, pending); err != nil {
 			return nil, err
 		}
 	}
@@ -272,13 +320,13 @@ func (p *Pairing) Approve(ctx context.Context, platform, code string) (Approval,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out Approval
-	err := p.store.locked(ctx, func() error {
+	err := p.locked(ctx, func(d docs) error {
 		now := p.nowSeconds()
-		pending, err := p.livePending(platform, now)
+		pending, err := p.livePending(d, platform, now)
 		if err != nil {
 			return err
 		}
-		lim, err := readLimits(p.store.limitsPath())
+		lim, err := readLimits(d, limitsName)
 		if err != nil {
 			return err
 		}
@@ -297,23 +345,23 @@ func (p *Pairing) Approve(ctx context.Context, platform, code string) (Approval,
 				lim["_lockout:"+platform], lim[failKey] = until, 0
 				cerr.Remaining, cerr.LockedUntil = 0, fromSeconds(until)
 			}
-			if err := writeLimits(p.store.limitsPath(), lim); err != nil {
+			if err := writeLimits(d, limitsName, lim); err != nil {
 				return err
 			}
 			return cerr
 		}
 		delete(pending, id)
-		if err := writeObject(p.store.pendingPath(platform), pending); err != nil {
+		if err := d.write(pendingName(platform), pending); err != nil {
 			return err
 		}
 		if lim[failKey] != 0 { // the count is of failures in a row
 			lim[failKey] = 0
-			if err := writeLimits(p.store.limitsPath(), lim); err != nil {
+			if err := writeLimits(d, limitsName, lim); err != nil {
 				return err
 			}
 		}
 		out.Approved = Approved{Platform: platform, UserID: entry.UserID, UserName: entry.UserName, ApprovedAt: fromSeconds(now)}
-		return p.addApproved(out.Approved, now)
+		return p.addApproved(d, out.Approved, now)
 	})
 	if err != nil {
 		return Approval{}, err
@@ -347,9 +395,9 @@ func matchCode(pending object, code string) (string, pendingEntry, bool) {
 	return "", pendingEntry{}, false
 }
 
-func (p *Pairing) addApproved(a Approved, now float64) error {
-	path := p.store.approvedPath(a.Platform)
-	approved, err := readObject(path)
+func (p *Pairing) addApproved(d docs, a Approved, now float64) error {
+	path := approvedName(a.Platform)
+	approved, err := d.read(path)
 	if err != nil {
 		return err
 	}
@@ -358,7 +406,7 @@ func (p *Pairing) addApproved(a Approved, now float64) error {
 		return err
 	}
 	approved[a.UserID] = raw
-	return writeObject(path, approved)
+	return d.write(path, approved)
 }
 
 // Revoke removes a user from the approved list and from the platform's
@@ -374,9 +422,9 @@ func (p *Pairing) Revoke(ctx context.Context, platform, userID string) (Revocati
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out Revocation
-	err := p.store.locked(ctx, func() error {
-		path := p.store.approvedPath(platform)
-		approved, err := readObject(path)
+	err := p.locked(ctx, func(d docs) error {
+		path := approvedName(platform)
+		approved, err := d.read(path)
 		if err != nil {
 			return err
 		}
@@ -385,7 +433,7 @@ func (p *Pairing) Revoke(ctx context.Context, platform, userID string) (Revocati
 		}
 		delete(approved, userID)
 		out.Paired = true
-		return writeObject(path, approved)
+		return d.write(path, approved)
 	})
 	if err != nil {
 		return Revocation{}, err
@@ -405,17 +453,17 @@ func (p *Pairing) ClearPending(ctx context.Context, platform string) (int, error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
-	err := p.store.locked(ctx, func() error {
+	err := p.locked(ctx, func(d docs) error {
 		platforms := []string{platform}
 		if platform == "" {
 			var err error
-			if platforms, err = p.store.platforms("pending"); err != nil {
+			if platforms, err = d.platforms("pending"); err != nil {
 				return err
 			}
 		}
 		for _, pl := range platforms {
-			path := p.store.pendingPath(pl)
-			pending, err := readObject(path)
+			path := pendingName(pl)
+			pending, err := d.read(path)
 			if err != nil {
 				return err
 			}
@@ -423,7 +471,7 @@ func (p *Pairing) ClearPending(ctx context.Context, platform string) (int, error
 				continue
 			}
 			n += len(pending)
-			if err := writeObject(path, object{}); err != nil {
+			if err := d.write(path, object{}); err != nil {
 				return err
 			}
 		}
@@ -438,14 +486,14 @@ func (p *Pairing) ListPending(ctx context.Context, platform string) ([]Pending, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Pending
-	err := p.store.locked(ctx, func() error {
-		platforms, err := p.platformsOf(platform, "pending")
+	err := p.locked(ctx, func(d docs) error {
+		platforms, err := p.platformsOf(d, platform, "pending")
 		if err != nil {
 			return err
 		}
 		now := p.nowSeconds()
 		for _, pl := range platforms {
-			pending, err := p.livePending(pl, now)
+			pending, err := p.livePending(d, pl, now)
 			if err != nil {
 				return err
 			}
@@ -472,13 +520,14 @@ func (p *Pairing) ListPending(ctx context.Context, platform string) ([]Pending, 
 
 // ListApproved lists the approved users of platform ("" = all).
 func (p *Pairing) ListApproved(platform string) ([]Approved, error) {
-	platforms, err := p.platformsOf(platform, "approved")
+	d := p.view(context.Background())
+	platforms, err := p.platformsOf(d, platform, "approved")
 	if err != nil {
 		return nil, err
 	}
 	var out []Approved
 	for _, pl := range platforms {
-		approved, err := readObject(p.store.approvedPath(pl))
+		approved, err := d.read(approvedName(pl))
 		if err != nil {
 			return nil, err
 		}
@@ -496,20 +545,29 @@ func (p *Pairing) ListApproved(platform string) ([]Approved, error) {
 	return out, nil
 }
 
-func (p *Pairing) platformsOf(platform, suffix string) ([]string, error) {
+func (p *Pairing) platformsOf(d docs, platform, suffix string) ([]string, error) {
 	if platform != "" {
 		return []string{platform}, validPlatform(platform)
 	}
-	return p.store.platforms(suffix)
+	return d.platforms(suffix)
 }
 
-// IsApproved reports whether userID is in platform's approved list. The file
-// is read again only when it changed (the gateway asks on every message).
+// IsApproved reports whether userID is in platform's approved list. A file
+// is read again only when it changed (the gateway asks on every message); a
+// database's row is read each time.
 func (p *Pairing) IsApproved(platform, userID string) (bool, error) {
 	if validPlatform(platform) != nil || userID == "" {
 		return false, nil
 	}
-	path := p.store.approvedPath(platform)
+	if p.files == nil {
+		obj, err := p.view(context.Background()).read(approvedName(platform))
+		if err != nil {
+			return false, err
+		}
+		_, ok := obj[userID]
+		return ok, nil
+	}
+	path := p.files.path(approvedName(platform))
 	p.cacheMu.Lock()
 	defer p.cacheMu.Unlock()
 	fi, err := os.Stat(path)
@@ -535,8 +593,8 @@ func (p *Pairing) IsApproved(platform, userID string) (bool, error) {
 // readLimits reads _rate_limits.json: "<platform>:<user>" → last request,
 // "_lockout:<platform>" → locked until, "_failures:<platform>" → failures in a
 // row; times are Unix seconds, as upstream writes them.
-func readLimits(path string) (map[string]float64, error) {
-	obj, err := readObject(path)
+func readLimits(d docs, name string) (map[string]float64, error) {
+	obj, err := d.read(name)
 	if err != nil {
 		return nil, err
 	}
@@ -544,14 +602,14 @@ func readLimits(path string) (map[string]float64, error) {
 	for k, raw := range obj {
 		var v float64
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, &MalformedError{Path: path, Err: fmt.Errorf("%q is %s, want a number", k, raw)}
+			return nil, &MalformedError{Path: d.where(name), Err: fmt.Errorf("%q is %s, want a number", k, raw)}
 		}
 		out[k] = v
 	}
 	return out, nil
 }
 
-func writeLimits(path string, lim map[string]float64) error {
+func writeLimits(d docs, name string, lim map[string]float64) error {
 	obj := make(object, len(lim))
 	for k, v := range lim {
 		raw, err := json.Marshal(v)
@@ -560,7 +618,7 @@ func writeLimits(path string, lim map[string]float64) error {
 		}
 		obj[k] = raw
 	}
-	return writeObject(path, obj)
+	return d.write(name, obj)
 }
 
 // PairingOptions configure OpenPairing.
@@ -572,6 +630,9 @@ type PairingOptions struct {
 	// the defaults (a plugin's register_platform allowed_users_env).
 	Platforms map[string]PlatformEnv
 	Rand      io.Reader // nil: crypto/rand
+	// State keeps the documents instead of $HERMES_HOME/platforms/pairing/
+	// (pgstore's table, shared by a cluster's processes); nil: the files.
+	State session.DocStore
 }
 
 // OpenPairing opens HERMES_HOME's pairing store, merging the files of the
@@ -584,8 +645,10 @@ func openPairing(ctx context.Context, o PairingOptions, env *envView) (*Pairing,
 	if o.Home == "" {
 		return nil, errors.New("no HERMES_HOME for the pairing store")
 	}
+	files := &storeDir{dir: filepath.Join(o.Home, "platforms", "pairing")}
 	p := &Pairing{
-		store:    storeDir{dir: filepath.Join(o.Home, "platforms", "pairing")},
+		store:    files,
+		files:    files,
 		env:      env,
 		names:    envNames(o.Platforms),
 		now:      o.Clock,
@@ -598,9 +661,13 @@ func openPairing(ctx context.Context, o PairingOptions, env *envView) (*Pairing,
 	if p.rand == nil {
 		p.rand = rand.Reader
 	}
+	if o.State != nil {
+		p.store, p.files = o.State, nil
+		return p, nil
+	}
 	legacy := filepath.Join(o.Home, "pairing")
 	if _, err := os.Stat(legacy); err == nil {
-		if err := p.store.locked(ctx, func() error { return p.store.mergeLegacy(legacy) }); err != nil {
+		if err := files.locked(ctx, func() error { return files.mergeLegacy(legacy) }); err != nil {
 			return nil, err
 		}
 	}

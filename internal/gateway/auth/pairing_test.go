@@ -526,7 +526,8 @@ func checkApproved(t *testing.T, home string, want []string) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("approved (%d):\n%v\nwant (%d):\n%v", len(got), got, len(want), want)
 	}
-	lim, err := readLimits(filepath.Join(pairingDir(home), "_rate_limits.json"))
+	dir := storeDir{dir: pairingDir(home)}
+	lim, err := readLimits(docs{ctx: context.Background(), r: dir, where: dir.DocWhere}, limitsName)
 	if err != nil {
 		t.Fatal(err)
 	}
