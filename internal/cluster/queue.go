@@ -46,15 +46,7 @@ func (n *Node) Enqueue(ctx context.Context, platform, updateID, sessionKey strin
 		payload = []byte{}
 	}
 	var id int64
-	err = n.pool.QueryRow(ctx, `
-WITH s AS (
-	INSERT INTO cluster_seen (platform, update_id) VALUES ($1, $2)
-	ON CONFLICT DO NOTHING RETURNING 1
-), q AS (
-	INSERT INTO cluster_queue (platform, update_id, session_key, payload)
-	SELECT $1, $2, $3, $4 FROM s RETURNING id
-)
-SELECT q.id, pg_notify('`+queueChannel+`', '')::text FROM q`, platform, updateID, sessionKey, payload).Scan(&id, new(string))
+	err = n.pool.QueryRow(ctx, enqueueSQL, platform, updateID, sessionKey, payload).Scan(&id, new(string))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -64,13 +56,28 @@ SELECT q.id, pg_notify('`+queueChannel+`', '')::text FROM q`, platform, updateID
 	return true, nil
 }
 
+// enqueueSQL records the update id and queues the item only if the id is new;
+// the NOTIFY is sent at commit.
+const enqueueSQL = `
+WITH s AS (
+	INSERT INTO cluster_seen (platform, update_id) VALUES ($1, $2)
+	ON CONFLICT DO NOTHING RETURNING 1
+), q AS (
+	INSERT INTO cluster_queue (platform, update_id, session_key, payload)
+	SELECT $1, $2, $3, $4 FROM s RETURNING id
+)
+SELECT q.id, pg_notify('`+queueChannel+`', '')::text FROM q`
+
 // claimSQL takes the oldest claimable item and its conversation's lease in
 // one statement. Claimable: the first item of its session key (items of a
 // key run in order) whose key has no live lease (one running item per key)
 // and whose retry delay has passed. A running item whose lease expired is
 // claimable again: that is the redelivery after a crash. SKIP LOCKED keeps
 // concurrent claimers off each other's candidates, and the lease upsert
-// (which takes over only an expired lease) settles two claimers of one key.
+// (which takes over only an expired lease, judged on the newest row version,
+// not this statement's snapshot) settles two claimers of one key. The first
+// column says whether the claim won; a candidate without a win means "look
+// again", no candidate means "nothing to do".
 const claimSQL = `
 WITH c AS (
 	SELECT q.id, q.session_key FROM cluster_queue q
@@ -87,10 +94,15 @@ WITH c AS (
 		acquired_at = now(), heartbeat_at = now(), expires_at = excluded.expires_at
 	WHERE x.expires_at <= now()
 	RETURNING x.session_key
+), u AS (
+	UPDATE cluster_queue q SET attempts = q.attempts + 1, claimed_by = $1, claimed_at = now()
+	FROM c WHERE q.id = c.id AND EXISTS (SELECT 1 FROM l)
+	RETURNING q.id, q.session_key, q.platform, q.update_id, q.payload, q.enqueued_at, q.attempts, q.last_error
 )
-UPDATE cluster_queue q SET attempts = q.attempts + 1, claimed_by = $1, claimed_at = now()
-FROM c WHERE q.id = c.id AND EXISTS (SELECT 1 FROM l)
-RETURNING q.id, q.session_key, q.platform, q.update_id, q.payload, q.enqueued_at, q.attempts, coalesce(q.last_error, '')`
+SELECT u.id IS NOT NULL, coalesce(u.id, 0), coalesce(u.session_key, ''), coalesce(u.platform, ''),
+	coalesce(u.update_id, ''), coalesce(u.payload, ''), coalesce(u.enqueued_at, now()), coalesce(u.attempts, 0),
+	coalesce(u.last_error, '')
+FROM c LEFT JOIN u ON true`
 
 // Claim takes one item, or returns nil when none is claimable now. An item
 // already delivered MaxAttempts times is dead-lettered instead of returned.
@@ -98,15 +110,24 @@ func (n *Node) Claim(ctx context.Context) (*Item, error) {
 	if n.draining.Load() {
 		return nil, ErrDraining
 	}
-	for {
+	for lost := 0; ; {
 		it := &Item{holder: n.cfg.ID}
+		var got bool
 		err := n.pool.QueryRow(ctx, claimSQL, n.cfg.ID, n.cfg.LeaseTTL.Milliseconds()).Scan(
-			&it.ID, &it.SessionKey, &it.Platform, &it.UpdateID, &it.Payload, &it.EnqueuedAt, &it.Attempt, &it.LastError)
+			&got, &it.ID, &it.SessionKey, &it.Platform, &it.UpdateID, &it.Payload, &it.EnqueuedAt, &it.Attempt, &it.LastError)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster: claim: %w", err)
+		}
+		if !got {
+			// A candidate whose lease another claimer took between this
+			// statement's snapshot and its lock: there may be others.
+			if lost++; lost < 20 {
+				continue
+			}
+			return nil, nil
 		}
 		if it.Attempt > n.cfg.MaxAttempts {
 			// Delivered MaxAttempts times and never finished: a poison item
