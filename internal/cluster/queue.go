@@ -66,7 +66,7 @@ WITH s AS (
 	INSERT INTO cluster_queue (platform, update_id, session_key, payload)
 	SELECT $1, $2, $3, $4 FROM s RETURNING id
 )
-SELECT q.id, pg_notify('`+queueChannel+`', '')::text FROM q`
+SELECT q.id, pg_notify('` + queueChannel + `', '')::text FROM q`
 
 // claimSQL takes the oldest claimable item and its conversation's lease in
 // one statement. Claimable: the first item of its session key (items of a
