@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -60,6 +61,9 @@ type Config struct {
 	NoListen bool
 	// MaxConns caps the pool (default pgxpool's).
 	MaxConns int32
+	// Now is the local clock, used only to judge how fresh this process's
+	// own heartbeat is (expiry itself is on the database's clock).
+	Now func() time.Time
 }
 
 func (c *Config) defaults() error {
@@ -86,6 +90,9 @@ func (c *Config) defaults() error {
 	}
 	if c.ElectRetry <= 0 {
 		c.ElectRetry = time.Second
+	}
+	if c.Now == nil {
+		c.Now = clock.Now
 	}
 	if c.SeenRetention <= 0 {
 		c.SeenRetention = 48 * time.Hour
@@ -120,6 +127,9 @@ type Node struct {
 	stop   context.CancelFunc
 	bg     sync.WaitGroup
 	closed atomic.Bool
+	// lastBeat: local unix nanos when the last heartbeat the database took
+	// was sent.
+	lastBeat atomic.Int64
 }
 
 // Open connects, migrates the schema, registers this process and starts its
@@ -174,12 +184,14 @@ func (n *Node) ID() string { return n.cfg.ID }
 func (n *Node) Pool() *pgxpool.Pool { return n.pool }
 
 func (n *Node) register(ctx context.Context) error {
+	sent := n.cfg.Now()
 	_, err := n.pool.Exec(ctx, `
 INSERT INTO cluster_members (id, host, pid) VALUES ($1, $2, $3)
 ON CONFLICT (id) DO UPDATE SET last_seen = now(), draining = false`, n.cfg.ID, n.host, os.Getpid())
 	if err != nil {
 		return fmt.Errorf("cluster: register %s: %w", n.cfg.ID, err)
 	}
+	n.lastBeat.Store(sent.UnixNano())
 	return nil
 }
 
@@ -212,6 +224,7 @@ func (n *Node) setLeads(role string, on bool) {
 // trip. A member row that vanished (pruned while the process was cut off) is
 // inserted again.
 func (n *Node) beat(ctx context.Context) error {
+	sent := n.cfg.Now()
 	b := &pgx.Batch{}
 	b.Queue(`
 INSERT INTO cluster_members (id, host, pid, leads, draining) VALUES ($1, $2, $3, $4, $5)
@@ -222,7 +235,16 @@ ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draini
 	if err := n.pool.SendBatch(ctx, b).Close(); err != nil {
 		return err
 	}
+	n.lastBeat.Store(sent.UnixNano())
 	return nil
+}
+
+// Fresh says whether this process's leases are surely still its own: the
+// last heartbeat the database took was sent less than LeaseTTL ago. A worker
+// that finds it false (the database unreachable for that long) must stop
+// acting on its items, since another process may be running them.
+func (n *Node) Fresh() bool {
+	return n.cfg.Now().Sub(time.Unix(0, n.lastBeat.Load())) < n.cfg.LeaseTTL
 }
 
 func (n *Node) heartbeatLoop(ctx context.Context) {

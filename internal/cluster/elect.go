@@ -27,6 +27,10 @@ type Election struct {
 	changes []chan bool
 }
 
+// checkEvery caps how often a leader checks its connection (and so how long
+// it may act after losing the server): see campaign's keepalive settings.
+const checkEvery = 3 * time.Second
+
 // leaderKey maps a role to its advisory lock key; the high bytes keep it
 // apart from migrationLock and from other applications' small keys.
 func leaderKey(role string) int64 {
@@ -41,7 +45,7 @@ func leaderKey(role string) int64 {
 // server notices the dead connection, and followers retry every ElectRetry.
 // While leading, onLead runs with a context that is cancelled the moment
 // leadership is in doubt (the connection failed a check, which happens every
-// Heartbeat): the leader must stop acting then. When onLead returns by
+// Heartbeat, at most 3s): the leader must stop acting then. When onLead returns by
 // itself the role is given up and campaigned for again.
 func (n *Node) Elect(ctx context.Context, role string, onLead func(ctx context.Context)) *Election {
 	ctx, cancel := context.WithCancel(ctx)
@@ -108,11 +112,15 @@ func (e *Election) campaign(ctx context.Context, key int64) error {
 		return err
 	}
 	cfg.RuntimeParams["application_name"] = "hermes-leader " + e.role
-	// The server drops a silent client (a partition) within about ten
-	// seconds on TCP; on a Unix socket the kernel tells it at once.
-	cfg.RuntimeParams["tcp_keepalives_idle"] = "5"
-	cfg.RuntimeParams["tcp_keepalives_interval"] = "1"
-	cfg.RuntimeParams["tcp_keepalives_count"] = "3"
+	// The server drops a silent client (a partition, a dead machine) after
+	// about 20s on TCP, which frees the lock; the leader itself steps down
+	// within 2×checkEvery (6s at most) of losing the server, well before, so
+	// two leaders never act at once. A killed process's socket is closed by
+	// its kernel and the server frees the lock at once.
+	cfg.RuntimeParams["tcp_keepalives_idle"] = "10"
+	cfg.RuntimeParams["tcp_keepalives_interval"] = "2"
+	cfg.RuntimeParams["tcp_keepalives_count"] = "5"
+	cfg.RuntimeParams["tcp_user_timeout"] = "20000"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -148,7 +156,8 @@ func (e *Election) lead(ctx context.Context, conn *pgx.Conn, key int64) error {
 		defer close(finished)
 		e.onLead(lctx)
 	}()
-	t := time.NewTicker(e.n.cfg.Heartbeat)
+	every := min(e.n.cfg.Heartbeat, checkEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	var err error
 loop:
@@ -160,7 +169,7 @@ loop:
 		case <-finished:
 			break loop
 		case <-t.C:
-			pctx, pcancel := context.WithTimeout(ctx, e.n.cfg.Heartbeat)
+			pctx, pcancel := context.WithTimeout(ctx, every)
 			perr := conn.Ping(pctx)
 			pcancel()
 			if perr != nil {

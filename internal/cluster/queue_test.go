@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,6 +214,8 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	b := open(t, fast(url))
 	acfg := fast(url)
+	var skew atomic.Int64 // a's local clock runs ahead by this much
+	acfg.Now = func() time.Time { return time.Unix(0, time.Now().UnixNano()+skew.Load()) }
 	a, err := Open(ctx, acfg)
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +229,13 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	}
 	a.stop() // heartbeats stop: a hung or cut-off process
 	a.bg.Wait()
+	if !a.Fresh() {
+		t.Fatal("stale at once")
+	}
+	skew.Store(int64(acfg.LeaseTTL))
+	if a.Fresh() {
+		t.Fatal("a still thinks its leases are its own a lease expiry after its last heartbeat")
+	}
 	if again, err := b.Claim(ctx); err != nil || again != nil {
 		t.Fatalf("taken before expiry: %+v %v", again, err)
 	}
