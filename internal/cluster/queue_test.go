@@ -567,3 +567,42 @@ func TestServerRestartUnderLoad(t *testing.T) {
 		t.Fatalf("dead letters after a restart: %+v %v", dead, err)
 	}
 }
+
+// After a server restart the listener reconnects: a worker that only NOTIFY
+// can wake (its poll is an hour) still gets the next item.
+func TestListenerReconnectsAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts a server")
+	}
+	c := server(t)
+	url := c.DB(t)
+	cfg := fast(url)
+	cfg.Poll = time.Hour
+	w := open(t, cfg)
+	ctx := testCtx(t, time.Minute)
+	if err := c.Restart("immediate"); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Item, 1)
+	go func() {
+		it, err := w.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- it
+	}()
+	p := open(t, fast(url))
+	// Let the listener's reconnect wake-up come and go first.
+	time.Sleep(time.Second)
+	if err := enqueue(ctx, p, "t", "1", "k", []byte("after")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case it := <-got:
+		if it == nil || string(it.Payload) != "after" {
+			t.Fatalf("woken with %+v", it)
+		}
+	case <-ctx.Done():
+		t.Fatal("no wake-up after the restart: the listener did not reconnect")
+	}
+}
