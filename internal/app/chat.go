@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
@@ -36,6 +37,12 @@ type ChatOptions struct {
 	// Inject is ctx.inject_message while the chat runs: it reports whether the
 	// message was taken.
 	Inject func(text, role string) bool
+	// Prompter, when set, answers the approval requests of this chat instead of
+	// the line prompt on the terminal (the full-screen chat shows a modal).
+	Prompter approval.Prompter
+	// Screen says Output draws the whole terminal (the full-screen chat): no
+	// spinner is written to stderr beside it, the Output shows the wait itself.
+	Screen bool
 }
 
 // ChatOutput receives what the user sees while a turn runs: pieces of the
@@ -132,7 +139,10 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0),
 		modelSection: modelSection, dotenv: dotenv, provider: lcfg.Provider, pricing: pricing}
-	out := chatOutput(o.Output, h.f)
+	out := chatOutput(o.Output, h.f, o.Screen)
+	if o.Prompter != nil && h.Approver != nil {
+		h.Approver.Prompter = o.Prompter
+	}
 	var mem agent.Memory
 	if h.attachMemory(ctx) {
 		mem = h.memory
@@ -182,12 +192,12 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 
 // chatOutput is out, with a spinner while the model is waited on when stderr
 // is a terminal; elsewhere each retry is a line of its own.
-func chatOutput(out ChatOutput, f *Factory) agent.Output {
+func chatOutput(out ChatOutput, f *Factory, screen bool) agent.Output {
 	if out == nil {
 		return nil
 	}
 	out = redactedOutput{out, f.Redactor().String}
-	if f.IO.ErrTTY {
+	if f.IO.ErrTTY && !screen {
 		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
 	}
 	return out

@@ -58,6 +58,7 @@ var tiers = map[string]int{
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	"internal/gateway": 5, // the runner: sessions, busy lanes, chat commands (over registry and auth)
+	"internal/chatui":  5, // the full-screen `hermes chat` (Bubble Tea; drives app.Chat through an interface)
 	// 6: the plugin manager (lifecycle).
 	"internal/plugins": 6,
 	// 7: wiring; 8: verbs; 9: programs.
@@ -77,6 +78,7 @@ var cliImports = []string{
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe",   // how untrusted text is shown
 	"internal/pluginsui",  // the screen `hermes plugins` shows on a terminal
+	"internal/chatui",     // the full-screen chat `hermes chat` shows on a terminal
 	"internal/skills",     // the skills `hermes skills list/show` shows
 	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
