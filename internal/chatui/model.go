@@ -103,7 +103,7 @@ type (
 
 // Init prints the banner (and a resumed session's recap).
 func (m *Model) Init() tea.Cmd {
-	m.print(termsafe.Line("hermes chat · " + m.snap.model + " · session " + m.snap.session + " · /help for commands, Ctrl-D to leave"))
+	m.print(termsafe.Line("hermes chat · "+m.snap.model+" · session "+m.snap.session), "/help for commands, Ctrl-D to leave")
 	if m.snap.resumed {
 		m.print(recap(m.chat, m.mdOpts())...)
 	}
