@@ -66,7 +66,14 @@ func newModel(o Options, hist *editorHistory) *Model {
 // attach gives the model its chat before the program starts.
 func (m *Model) attach(ctx context.Context, chat Chat, run CommandFunc) {
 	m.ctx, m.chat, m.run = ctx, chat, run
-	m.snap = takeSnapshot(ctx, chat)
+	m.snap = snapshot{model: chat.Model(), provider: chat.Provider(), session: chat.SessionID(), streams: chat.Streams(),
+		contextLen: chat.ContextLength(), redact: chat.Redact}
+	if r, ok := chat.(interface{ Resumed() bool }); ok && r.Resumed() {
+		// A new session has no title or usage yet: the store is read only for a
+		// resumed one, keeping the start-up off SQLite.
+		m.snap.resumed = true
+		m.snap.readStore(ctx, chat)
+	}
 }
 
 // stopTurn cancels a turn still running when the program ends.

@@ -27,12 +27,17 @@ type snapshot struct {
 func takeSnapshot(ctx context.Context, c Chat) snapshot {
 	s := snapshot{model: c.Model(), provider: c.Provider(), session: c.SessionID(), streams: c.Streams(),
 		contextLen: c.ContextLength(), redact: c.Redact}
-	s.title, _ = c.SetTitle(ctx, "")
-	s.usage, _ = c.Usage(ctx)
 	if r, ok := c.(interface{ Resumed() bool }); ok {
 		s.resumed = r.Resumed()
 	}
+	s.readStore(ctx, c)
 	return s
+}
+
+// readStore reads the session's title and usage from the store.
+func (s *snapshot) readStore(ctx context.Context, c Chat) {
+	s.title, _ = c.SetTitle(ctx, "")
+	s.usage, _ = c.Usage(ctx)
 }
 
 // View implements tea.Model: the streaming tail, the running tools, the
