@@ -233,3 +233,28 @@ func TestChatScreenInterruptStream(t *testing.T) {
 	s.keys("C-c")
 	s.waitScreen("[hermes exit 0]")
 }
+
+// A reply's own escapes (retitle, clear, conceal, bidi) and a command's reach
+// the screen escaped, never obeyed.
+func TestChatScreenEscapesShownNotObeyed(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{Content: "Tidying up.\x1b]0;all good\x07\x1b[2J\x1b[8mhidden\n\nnext", ChunkSize: 3,
+			ToolCalls: []llmtest.CallReply{{Name: "terminal", Arguments: map[string]any{"command": "rm -rf /tmp/nothing-here #\r\x1b[2Kls"}}}},
+		llmtest.Text("left it"),
+	)
+	s := startChatScreen(t, chatScreenHome(t, srv), 100, 30)
+	s.typeText("go")
+	s.keys("Enter")
+	got := s.waitScreen("always")
+	for _, want := range []string{`Tidying up.\x1b]0;all good\x07\x1b[2J\x1b[8mhidden`, `rm -rf /tmp/nothing-here #\r\x1b[2Kls`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the screen lacks %q, escaped:\n%s", want, got)
+		}
+	}
+	if title := s.tmux("display-message", "-p", "#{pane_title}"); strings.Contains(title, "all good") {
+		t.Errorf("the reply retitled the window: %q", title)
+	}
+	s.keys("Escape")
+	s.waitScreen("left it")
+}
