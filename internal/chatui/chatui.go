@@ -70,9 +70,10 @@ type Options struct {
 // Screen is one run of the chat on the terminal. Output, Inject and Prompter
 // are handed to the chat before Run; they talk to the running program.
 type Screen struct {
-	o Options
-	m *Model
-	p *tea.Program
+	o      Options
+	m      *Model
+	p      *tea.Program
+	stderr *stderrLines
 }
 
 // New prepares the screen; the program starts with Run and ends with ctx.
@@ -85,7 +86,7 @@ func New(ctx context.Context, o Options) (*Screen, error) {
 		}
 		hist = h
 	}
-	s := &Screen{o: o}
+	s := &Screen{o: o, stderr: newStderrLines()}
 	s.m = newModel(o, hist)
 	s.p = tea.NewProgram(s.m, tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithEnvironment(o.Env))
 	return s, nil
@@ -101,6 +102,10 @@ func (s *Screen) Output() *Output { return &Output{send: s.send} }
 // Prompter answers approval requests with the modal.
 func (s *Screen) Prompter() *Prompter { return &Prompter{send: s.send} }
 
+// Stderr is where hermes' stderr goes while the screen runs: its lines join
+// the transcript.
+func (s *Screen) Stderr() io.Writer { return s.stderr }
+
 // Inject is ctx.inject_message: the message runs next (a running turn is
 // interrupted for it).
 func (s *Screen) Inject(text, _ string) bool {
@@ -111,6 +116,9 @@ func (s *Screen) Inject(text, _ string) bool {
 // Run shows the chat until the user leaves.
 func (s *Screen) Run(ctx context.Context, chat Chat, run CommandFunc) error {
 	s.m.attach(ctx, chat, run)
+	done := make(chan struct{})
+	defer close(done)
+	go s.stderr.forward(s.send, done)
 	_, err := s.p.Run()
 	s.m.stopTurn()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {

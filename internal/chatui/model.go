@@ -179,6 +179,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.print(termsafe.Line("⏱ no answer in time: denied"))
 		}
 		return nil
+	case stderrMsg:
+		m.print(msg.lines...)
+		return nil
 	case sessionsMsg:
 		return m.openPicker(msg)
 	case resumedMsg:

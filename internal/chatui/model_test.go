@@ -282,3 +282,21 @@ func TestFitParts(t *testing.T) {
 		}
 	}
 }
+
+// Lines written to stderr while the screen runs join the transcript whole,
+// in order, escaped; a partial line waits for its end.
+func TestStderrLines(t *testing.T) {
+	w := newStderrLines()
+	_, _ = w.Write([]byte("warning: one\n[plug] two"))
+	_, _ = w.Write([]byte(" halves\x1b]0;x\x07\nthree"))
+	got := w.take()
+	want := []string{"warning: one", `[plug] two halves\x1b]0;x\x07`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	h := newHarness(t, newChat())
+	h.handle(stderrMsg{got})
+	if !strings.Contains(h.printed(), "[plug] two halves") {
+		t.Errorf("not in the transcript:\n%s", h.printed())
+	}
+}

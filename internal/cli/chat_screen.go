@@ -40,6 +40,7 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 	if err != nil {
 		return err
 	}
+	restore := f.Logs().Redirect(scr.Stderr())
 	pr := scr.Prompter()
 	pr.Redact = f.Redactor().String
 	chat, err := h.NewChat(ctx, app.ChatOptions{
@@ -47,9 +48,12 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 		Output: scr.Output(), Inject: scr.Inject, Prompter: pr, Screen: true,
 	})
 	if err != nil {
+		restore()
 		return err
 	}
 	defer chat.Close()
+	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
+	defer restore()
 	return scr.Run(ctx, chat, func(ctx context.Context, line string) chatui.CommandResult {
 		return screenCommand(ctx, chat, line)
 	})
