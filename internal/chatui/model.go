@@ -179,6 +179,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.print(termsafe.Line("⏱ no answer in time: denied"))
 		}
 		return nil
+	case waitMsg:
+		switch {
+		case msg.done:
+			if m.waiting == "model" {
+				m.waiting = ""
+			}
+			m.notice = ""
+		case msg.retry:
+			m.notice = termsafe.Line(msg.status)
+		default:
+			m.waiting = "model"
+		}
+		return nil
 	case stderrMsg:
 		m.print(msg.lines...)
 		return nil

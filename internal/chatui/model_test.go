@@ -300,3 +300,65 @@ func TestStderrLines(t *testing.T) {
 		t.Errorf("not in the transcript:\n%s", h.printed())
 	}
 }
+
+// The wait for the model and its retries show in the status line.
+func TestWaitInStatus(t *testing.T) {
+	c := newChat()
+	var h *harness
+	release := make(chan struct{})
+	c.turn = func(ctx context.Context, input string) (*agent.Turn, error) {
+		update, done := h.out.Waiting("waiting for fake-model")
+		update("model did not answer in 1 s, retry 1/3")
+		<-release
+		done()
+		h.out.Text("fine\n")
+		return &agent.Turn{Final: "fine", Streamed: true}, nil
+	}
+	h = newHarness(t, c)
+	h.typ("x")
+	h.key("enter")
+	h.until("retry shown", func() bool { return strings.Contains(h.view(), "retry 1/3") })
+	if v := h.view(); !strings.Contains(v, "waiting for model") {
+		t.Errorf("status:\n%s", v)
+	}
+	close(release)
+	h.until("done", h.idle)
+	if v := h.view(); strings.Contains(v, "retry 1/3") || strings.Contains(v, "waiting") {
+		t.Errorf("the wait stayed in the status line:\n%s", v)
+	}
+}
+
+// A tool call shows as a running row with a spinner, then its result's
+// summary; Ctrl-O prints the last result whole.
+func TestToolRowsAndExpand(t *testing.T) {
+	c := newChat()
+	var h *harness
+	release := make(chan struct{})
+	c.turn = func(ctx context.Context, input string) (*agent.Turn, error) {
+		h.out.Text("Let me look.")
+		h.out.send(toolStartMsg{id: "c1", name: "read_file", args: `{"path":"notes.txt"}`})
+		<-release
+		h.out.send(toolEndMsg{id: "c1", name: "read_file", result: "line one\nline two\nline three", dur: 1500 * time.Millisecond})
+		h.out.Text("Done.")
+		return &agent.Turn{Final: "Let me look.Done.", Streamed: true}, nil
+	}
+	h = newHarness(t, c)
+	h.typ("read it")
+	h.key("enter")
+	h.until("running row", func() bool { return strings.Contains(h.view(), "read_file") })
+	if !strings.Contains(h.printed(), "Let me look.") {
+		t.Errorf("the text before the tool was not finalised:\n%s", h.printed())
+	}
+	close(release)
+	h.until("done", func() bool { return h.idle() && strings.Contains(h.printed(), "Done.") })
+	if strings.Contains(h.view(), "read_file") {
+		t.Errorf("the ended tool is still a running row:\n%s", h.view())
+	}
+	if strings.Contains(h.printed(), "line three") {
+		t.Errorf("the summary showed the whole result:\n%s", h.printed())
+	}
+	h.key("ctrl+o")
+	if !strings.Contains(h.printed(), "line three") {
+		t.Errorf("Ctrl-O did not show the whole result:\n%s", h.printed())
+	}
+}
