@@ -56,8 +56,8 @@ func (c *stubChat) Usage(context.Context) ([]session.TurnUsage, error) {
 	defer c.mu.Unlock()
 	return append([]session.TurnUsage(nil), c.usage...), nil
 }
-func (c *stubChat) ContextLength() int                                { return c.ctxLen }
-func (c *stubChat) History() []llm.Message                            { return c.history }
+func (c *stubChat) ContextLength() int                               { return c.ctxLen }
+func (c *stubChat) History() []llm.Message                           { return c.history }
 func (c *stubChat) SetTitle(context.Context, string) (string, error) { return c.title, nil }
 func (c *stubChat) RecentSessions(context.Context, int) ([]session.Session, error) {
 	return c.sessions, nil

@@ -29,8 +29,8 @@ func BenchmarkStartOnTerminal(b *testing.B) {
 	}
 	env := termEnv(home, "TERM=xterm-256color")
 	for _, bc := range []struct {
-		name string
-		args []string
+		name  string
+		args  []string
 		until string // shown when ready; "" = run to the exit
 	}{
 		{"version", []string{"--version"}, ""},
