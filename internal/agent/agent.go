@@ -396,9 +396,8 @@ func (a *Agent) transformOutput(ctx context.Context, s *Session, text string) st
 // runTool runs one tool call the model asked for and appends its result.
 func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCall) {
 	name := tc.Function.Name
-	if a.o.Output != nil {
-		a.o.Output.Progress(fmt.Sprintf("⚙ %s", name))
-	}
+	a.toolStarted(ToolStartEvent{CallID: tc.ID, Name: name, Args: tc.Function.Arguments})
+	started := a.o.Now()
 	rec := ToolRecord{CallID: tc.ID, Name: name, Args: tc.Function.Arguments}
 	var result string
 	args, perr := parseArgs(tc.Function.Arguments)
@@ -416,6 +415,8 @@ func (a *Agent) runTool(ctx context.Context, s *Session, t *Turn, tc llm.ToolCal
 	result = capResult(result, a.o.ToolResultCap)
 	rec.Result = result
 	t.ToolCalls = append(t.ToolCalls, rec)
+	a.toolEnded(ToolEndEvent{CallID: tc.ID, Name: name, Result: result, Err: rec.Error,
+		Blocked: rec.Status == tools.StatusBlocked, Duration: a.o.Now().Sub(started)})
 	if a.o.Recorder != nil {
 		if err := a.o.Recorder.RecordToolCall(context.WithoutCancel(ctx), s.ID, rec); err != nil && a.o.Output != nil {
 			a.o.Output.Progress("warning: could not record the tool call: " + err.Error())

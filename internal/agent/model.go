@@ -97,6 +97,9 @@ func (a *Agent) call(ctx context.Context, s *Session, t *Turn, userText string, 
 	}
 	ended := a.o.Now()
 	wait.end()
+	if onDelta == nil && resp != nil {
+		a.reasoning(resp.Reasoning) // not streamed: the whole reasoning before the answer
+	}
 	stream.end(resp, err)
 	t.Streamed = stream.started && !stream.buffer
 	if err != nil {
@@ -167,6 +170,14 @@ func newStreamObserver(a *Agent, ctx context.Context, s *Session, t *Turn, iter 
 }
 
 func (o *streamObserver) delta(d llm.Delta) {
+	if d.Reasoning != "" {
+		// Reasoning is shown apart and never joins the answer's text. An
+		// Output that does not show it keeps its wait spinner meanwhile.
+		if _, ok := o.a.o.Output.(ReasoningOutput); ok {
+			o.wait.end()
+			o.a.reasoning(d.Reasoning)
+		}
+	}
 	if d.Content == "" {
 		return
 	}

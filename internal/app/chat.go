@@ -40,9 +40,6 @@ type ChatOptions struct {
 	// Prompter, when set, answers the approval requests of this chat instead of
 	// the line prompt on the terminal (the full-screen chat shows a modal).
 	Prompter approval.Prompter
-	// Screen says Output draws the whole terminal (the full-screen chat): no
-	// spinner is written to stderr beside it, the Output shows the wait itself.
-	Screen bool
 }
 
 // ChatOutput receives what the user sees while a turn runs: pieces of the
@@ -139,7 +136,7 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	}
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0),
 		modelSection: modelSection, dotenv: dotenv, provider: lcfg.Provider, pricing: pricing}
-	out := chatOutput(o.Output, h.f, o.Screen)
+	out := chatOutput(o.Output, h.f)
 	if o.Prompter != nil && h.Approver != nil {
 		h.Approver.Prompter = o.Prompter
 	}
@@ -192,12 +189,18 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 
 // chatOutput is out, with a spinner while the model is waited on when stderr
 // is a terminal; elsewhere each retry is a line of its own.
-func chatOutput(out ChatOutput, f *Factory, screen bool) agent.Output {
+func chatOutput(out ChatOutput, f *Factory) agent.Output {
 	if out == nil {
 		return nil
 	}
-	out = redactedOutput{out, f.Redactor().String}
-	if f.IO.ErrTTY && !screen {
+	red := redactedOutput{out, f.Redactor().String}
+	if showsEvents(out) {
+		// It draws tool calls, reasoning and the wait itself (the terminal
+		// chat): a spinner written to stderr would scribble over its screen.
+		return redactedEvents{red}
+	}
+	out = red
+	if f.IO.ErrTTY {
 		return &spinnerOutput{ChatOutput: out, err: f.IO.Err, now: f.Now, delay: spinnerDelay}
 	}
 	return out

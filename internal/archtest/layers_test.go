@@ -58,9 +58,11 @@ var tiers = map[string]int{
 	// 5: the ctx facades, the built-in tools, packs.
 	"internal/plugins/hostapi": 5, "internal/tools/builtin": 5, "internal/pack": 5,
 	"internal/gateway": 5, // the runner: sessions, busy lanes, chat commands (over registry and auth)
-	"internal/chatui":  5, // the full-screen `hermes chat` (Bubble Tea; drives app.Chat through an interface)
+	// how the terminal chat draws tool calls, diffs and the approval modal (termsafe, approval's choices)
+	"internal/chatui/toolview": 5,
 	// 6: the plugin manager (lifecycle).
 	"internal/plugins": 6,
+	"internal/chatui":  6, // the full-screen `hermes chat` (Bubble Tea; drives app.Chat through an interface)
 	// 7: wiring; 8: verbs; 9: programs.
 	"internal/app": 7,
 	"internal/cli": 8,

@@ -63,8 +63,9 @@ type Options struct {
 	HistoryPath string
 	// Commands are the built-in slash commands (the plugins' are read from Chat).
 	Commands []Command
-	// Cwd is where @file: completion and the diffs of write_file/patch read from.
-	Cwd string
+	// Cwd is where @file: completion and the diffs of write_file/patch read
+	// from; Home is the user's home (a tool's "~/" path).
+	Cwd, Home string
 }
 
 // Screen is one run of the chat on the terminal. Output, Inject and Prompter
@@ -97,7 +98,7 @@ func New(ctx context.Context, o Options) (*Screen, error) {
 func (s *Screen) send(msg tea.Msg) { s.p.Send(msg) }
 
 // Output is the agent's output for the chat.
-func (s *Screen) Output() *Output { return &Output{send: s.send} }
+func (s *Screen) Output() *Output { return &Output{send: s.send, diff: s.m.diff} }
 
 // Prompter answers approval requests with the modal.
 func (s *Screen) Prompter() *Prompter { return &Prompter{send: s.send} }

@@ -98,7 +98,7 @@ func newHarness(t *testing.T, chat *stubChat) *harness {
 	}
 	h.m = newModel(o, hist)
 	send := func(msg tea.Msg) { h.msgs <- msg }
-	h.out, h.pr = &Output{send: send}, &Prompter{send: send}
+	h.out, h.pr = &Output{send: send, diff: h.m.diff}, &Prompter{send: send}
 	h.m.attach(context.Background(), chat, func(_ context.Context, line string) CommandResult {
 		h.cmds = append(h.cmds, line)
 		switch line {

@@ -3,14 +3,14 @@ package chatui
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/toolview"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
@@ -25,6 +25,7 @@ type Model struct {
 	run   CommandFunc
 	width int
 	high  int
+	cols  atomic.Int64 // width, for the agent's goroutine (diffs)
 
 	ed editorModel
 
@@ -38,12 +39,11 @@ type Model struct {
 	interrupted bool
 	md          *mdStream
 	reasoning   strings.Builder
-	tools       []toolCall // started this turn, not yet ended
-	lastTool    *toolCall  // the last that ended (Ctrl-O shows all of it)
-	sawToolEvt  bool       // the agent sends tool events (no "⚙ name" parsing)
-	waiting     string     // what hermes waits for: "model", "tool NAME", "approval"
-	notice      string     // the last progress line of the turn (a retry)
-	queue       []string   // inputs typed or injected while busy
+	tools       []toolview.Call // started this turn, not yet ended
+	lastTool    *toolview.Call  // the last that ended (Ctrl-O shows all of it)
+	waiting     string          // what hermes waits for: "model", "tool NAME", "approval"
+	notice      string          // the last progress line of the turn (a retry)
+	queue       []string        // inputs typed or injected while busy
 	frame       int
 	ticking     bool
 
@@ -59,6 +59,7 @@ var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "�
 
 func newModel(o Options, hist *editorHistory) *Model {
 	m := &Model{o: o, width: 80, high: 24, ctx: context.Background()}
+	m.cols.Store(80)
 	m.ed = newEditor(editorOptions{History: hist, Prompt: "› ", Width: m.width, Color: o.Color, Complete: m.complete})
 	return m
 }
@@ -88,8 +89,11 @@ type (
 	textMsg      struct{ s string }
 	reasoningMsg struct{ s string }
 	progressMsg  struct{ s string }
-	toolStartMsg struct{ id, name, args string }
-	toolEndMsg   struct {
+	toolStartMsg struct {
+		id, name, args, diff string
+		hasDiff              bool
+	}
+	toolEndMsg struct {
 		id, name, result, err string
 		blocked               bool
 		dur                   time.Duration
@@ -127,6 +131,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.high = max(msg.Width, 10), max(msg.Height, 4)
+		m.cols.Store(int64(m.width))
 		m.ed.SetWidth(m.width)
 		if m.picker != nil {
 			m.picker.setSize(m.width, m.high)
@@ -158,8 +163,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.progress(msg.s)
 		return nil
 	case toolStartMsg:
-		m.sawToolEvt = true
-		m.toolStart(msg.id, msg.name, msg.args)
+		m.toolStart(msg)
 		return nil
 	case toolEndMsg:
 		m.toolEnd(msg)
@@ -234,7 +238,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+o":
 		if m.lastTool != nil {
-			m.print(toolExpanded(*m.lastTool, m.width, m.o.Color))
+			m.print(toolview.Expanded(*m.lastTool, m.width, m.o.Color))
 		}
 		return nil
 	}
@@ -332,7 +336,7 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	m.endStream()
 	for _, c := range m.tools { // never ended: the turn stopped under them
 		c.Done, c.Err = true, "stopped"
-		m.print(toolHeader(c, m.width, "", m.o.Color))
+		m.print(toolview.Header(c, m.width, "", m.o.Color))
 	}
 	m.tools = nil
 	m.busy, m.cancel, m.waiting, m.notice, m.snap = false, nil, "", "", msg.snap
@@ -395,33 +399,30 @@ func (m *Model) endStream() {
 	}
 }
 
-// progress is a status line of the turn: a tool starting (when the agent
-// sends no tool events) or a notice such as a retry.
+// progress is a status line of the turn (a warning, the context engine's
+// notes); tools come as events, the wait's retries through Waiting.
 func (m *Model) progress(s string) {
-	if name, ok := strings.CutPrefix(s, "⚙ "); ok {
-		if !m.sawToolEvt {
-			m.endStream()
-			m.waiting = "tool " + termsafe.Line(name)
-			m.print(style(m.o.Color, styleDim, "⚙ "+termsafe.Line(name)))
-		}
-		return
-	}
 	m.notice = termsafe.Line(s)
 	m.print(style(m.o.Color, styleDim, "  "+m.notice))
 }
 
-func (m *Model) toolStart(id, name, args string) {
+func (m *Model) toolStart(e toolStartMsg) {
 	m.endStream()
-	c := toolCall{ID: id, Name: name, Args: args}
+	c := toolview.Call{ID: e.id, Name: e.name, Args: e.args}
 	m.tools = append(m.tools, c)
-	m.waiting = "tool " + termsafe.Line(name)
-	if d, ok := toolDiff(name, args, m.readFile, m.width, m.o.Color); ok {
-		m.print(toolHeader(c, m.width, "•", m.o.Color), d)
+	m.waiting = "tool " + termsafe.Line(e.name)
+	if e.hasDiff {
+		m.print(toolview.Header(c, m.width, "•", m.o.Color), e.diff)
 	}
 }
 
+// diff is Output's: the change a file tool will make, at the screen's width.
+func (m *Model) diff(name, args string) (string, bool) {
+	return toolview.Diff(name, args, toolview.FileReader(m.o.Cwd, m.o.Home), int(m.cols.Load()), m.o.Color)
+}
+
 func (m *Model) toolEnd(e toolEndMsg) {
-	c := toolCall{ID: e.id, Name: e.name}
+	c := toolview.Call{ID: e.id, Name: e.name}
 	for i, t := range m.tools {
 		if t.ID == e.id {
 			c = t
@@ -430,20 +431,12 @@ func (m *Model) toolEnd(e toolEndMsg) {
 		}
 	}
 	c.Done, c.Result, c.Err, c.Blocked, c.Duration = true, e.result, e.err, e.blocked, e.dur
-	m.print(toolHeader(c, m.width, "", m.o.Color), toolSummary(c, m.width, m.o.Color))
+	m.print(toolview.Header(c, m.width, "", m.o.Color), toolview.Summary(c, m.width, m.o.Color))
 	m.lastTool = &c
 	m.waiting = "model"
 	if len(m.tools) > 0 {
 		m.waiting = "tool " + termsafe.Line(m.tools[0].Name)
 	}
-}
-
-// readFile reads a file a tool is about to change, relative to the chat's directory.
-func (m *Model) readFile(path string) ([]byte, error) {
-	if !filepath.IsAbs(path) && m.o.Cwd != "" {
-		path = filepath.Join(m.o.Cwd, path)
-	}
-	return os.ReadFile(path)
 }
 
 func (m *Model) mdOpts() mdOptions { return mdOptions{Width: m.width, Color: m.o.Color} }

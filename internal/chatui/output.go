@@ -1,11 +1,28 @@
 package chatui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hermes-go/hermes/internal/agent"
+)
+
+var (
+	_ agent.Output          = (*Output)(nil)
+	_ agent.ToolObserver    = (*Output)(nil)
+	_ agent.ReasoningOutput = (*Output)(nil)
+	_ agent.WaitDisplay     = (*Output)(nil)
+)
 
 // Output is the agent's Output of the chat on the screen: every piece of the
 // turn becomes a message to the program (the agent's goroutine blocks until
 // the program takes it, which keeps the order).
-type Output struct{ send func(tea.Msg) }
+type Output struct {
+	send func(tea.Msg)
+	// diff renders what a write_file or patch call will change; it runs in
+	// ToolStart, on the agent's goroutine, so the file is read before the
+	// tool writes it.
+	diff func(name, args string) (string, bool)
+}
 
 // Text is a piece of the streamed answer.
 func (o *Output) Text(s string) { o.send(textMsg{s}) }
@@ -27,4 +44,18 @@ func (o *Output) Waiting(status string) (update func(string), done func()) {
 type waitMsg struct {
 	status      string
 	retry, done bool
+}
+
+// ToolStart is a tool call about to run (agent.ToolObserver).
+func (o *Output) ToolStart(e agent.ToolStartEvent) {
+	msg := toolStartMsg{id: e.CallID, name: e.Name, args: e.Args}
+	if o.diff != nil {
+		msg.diff, msg.hasDiff = o.diff(e.Name, e.Args)
+	}
+	o.send(msg)
+}
+
+// ToolEnd is a tool call that ended.
+func (o *Output) ToolEnd(e agent.ToolEndEvent) {
+	o.send(toolEndMsg{id: e.CallID, name: e.Name, result: e.Result, err: e.Err, blocked: e.Blocked, dur: e.Duration})
 }

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/approval"
+	"github.com/hermes-go/hermes/internal/chatui/toolview"
 )
 
 // Prompter is the approval.Prompter of the screen: the request becomes the
@@ -38,10 +39,9 @@ func (p *Prompter) Prompt(ctx context.Context, pr approval.Prompt) (approval.Cho
 	if p.Redact != nil {
 		pr.Command, pr.Description = p.Redact(pr.Command), p.Redact(pr.Description)
 	}
-	req := &approvalReq{p: pr, answer: make(chan approval.Choice, 1),
-		choices: []approval.Choice{approval.ChoiceOnce, approval.ChoiceSession, approval.ChoiceAlways, approval.ChoiceDeny}}
-	if pr.Origin.ByPlugin() { // a plugin's request is not offered "always"
-		req.choices = []approval.Choice{approval.ChoiceOnce, approval.ChoiceSession, approval.ChoiceDeny}
+	req := &approvalReq{p: pr, answer: make(chan approval.Choice, 1)}
+	for _, c := range toolview.Choices(pr.Origin.ByPlugin()) { // a plugin's request is not offered "always"
+		req.choices = append(req.choices, approval.Choice(c))
 	}
 	p.send(approvalMsg{req})
 	select {
@@ -90,6 +90,15 @@ func (m *Model) approvalView() string {
 	for i, c := range r.choices {
 		names[i] = string(c)
 	}
-	return approvalModal(toolApproval{Command: r.p.Command, Description: r.p.Description, Origin: r.p.Origin.String(),
-		Choices: names, Selected: r.sel}, m.width, m.o.Color)
+	return toolview.ApprovalModal(toolview.Approval{Command: r.p.Command, Description: r.p.Description, Origin: r.p.Origin.String(),
+		Choices: names, Selected: r.sel, Hint: "←/→ and Enter, or " + letters(names) + " · Esc denies"}, m.width, m.o.Color)
+}
+
+// letters are the shortcut keys of the choices: "o/s/a/d".
+func letters(names []string) string {
+	l := make([]string, len(names))
+	for i, n := range names {
+		l[i] = n[:1]
+	}
+	return strings.Join(l, "/")
 }

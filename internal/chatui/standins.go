@@ -1,16 +1,14 @@
 package chatui
 
-// Stand-ins for internal/chatui/editor, mdstream and toolview until they land
+// Stand-ins for internal/chatui/editor and mdstream until they land
 // on main: the same shapes as their APIs (docs tui-api), so that swapping
 // each for the real package is a change of this file only.
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
@@ -212,72 +210,4 @@ func mdReasoning(text string, o mdOptions) string {
 		return "\x1b[2m" + s + "\x1b[22m"
 	}
 	return s
-}
-
-// ---- toolview ----
-
-type toolCall struct {
-	ID, Name, Args string
-	Done           bool
-	Duration       time.Duration
-	Result, Err    string
-	Blocked        bool
-}
-
-func toolHeader(c toolCall, width int, spinnerFrame string, _ bool) string {
-	mark := spinnerFrame
-	switch {
-	case c.Done && (c.Err != "" || c.Blocked):
-		mark = "✗"
-	case c.Done:
-		mark = "✓"
-	}
-	s := fmt.Sprintf("%s %s %s", mark, termsafe.Line(c.Name), termsafe.Line(c.Args))
-	if c.Done {
-		s += fmt.Sprintf(" (%.1fs)", c.Duration.Seconds())
-	}
-	return ansi.Truncate(s, max(width, 10), "…")
-}
-
-func toolSummary(c toolCall, width int, _ bool) string {
-	r := c.Result
-	if c.Err != "" {
-		r = c.Err
-	}
-	first, _, _ := strings.Cut(strings.TrimSpace(r), "\n")
-	return ansi.Truncate("  ⎿ "+termsafe.Line(first), max(width, 10), "…")
-}
-
-func toolExpanded(c toolCall, width int, _ bool) string {
-	r := c.Result
-	if c.Err != "" {
-		r = c.Err
-	}
-	return strings.Join(mdLines(r, mdOptions{Width: width}), "\n")
-}
-
-func toolDiff(_, _ string, _ func(string) ([]byte, error), _ int, _ bool) (string, bool) {
-	return "", false
-}
-
-type toolApproval struct {
-	Command, Description, Origin string
-	Choices                      []string
-	Selected                     int
-}
-
-func approvalModal(a toolApproval, width int, _ bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "⚠ %s\nasked by %s:\n", termsafe.Line(a.Description), termsafe.Line(a.Origin))
-	for _, l := range strings.Split(a.Command, "\n") {
-		b.WriteString("│ " + termsafe.Line(l) + "\n")
-	}
-	for i, c := range a.Choices {
-		if i == a.Selected {
-			fmt.Fprintf(&b, "[%s] ", c)
-		} else {
-			fmt.Fprintf(&b, " %s  ", c)
-		}
-	}
-	return ansi.Wrap(b.String(), max(width, 10), "")
 }

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/hermes-go/hermes/internal/chatui/toolview"
 	"github.com/hermes-go/hermes/internal/session"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
@@ -52,7 +53,7 @@ func (m *Model) View() tea.View {
 		parts = append(parts, tail)
 	}
 	for _, c := range m.tools {
-		parts = append(parts, toolHeader(c, m.width, frames[m.frame%len(frames)], m.o.Color))
+		parts = append(parts, toolview.Header(c, m.width, frames[m.frame%len(frames)], m.o.Color))
 	}
 	switch {
 	case m.appr != nil:

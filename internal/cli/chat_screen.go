@@ -36,7 +36,7 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 		cmds = append(cmds, chatui.Command{Name: b.name, Args: b.args, Help: b.help})
 	}
 	scr, err := chatui.New(ctx, chatui.Options{In: opts.IO.In, Out: opts.IO.Out, Env: f.Environ(), Color: f.Color(),
-		HistoryPath: filepath.Join(hm.Dir, "chat_history"), Commands: cmds, Cwd: f.Cwd})
+		HistoryPath: filepath.Join(hm.Dir, "chat_history"), Commands: cmds, Cwd: f.Cwd, Home: f.Env("HOME")})
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 	pr.Redact = f.Redactor().String
 	chat, err := h.NewChat(ctx, app.ChatOptions{
 		Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
-		Output: scr.Output(), Inject: scr.Inject, Prompter: pr, Screen: true,
+		Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
 	})
 	if err != nil {
 		restore()

@@ -258,3 +258,29 @@ func TestChatScreenEscapesShownNotObeyed(t *testing.T) {
 	s.keys("Escape")
 	s.waitScreen("left it")
 }
+
+// A write_file call shows the diff of what it will change before it runs,
+// then its row; the file is written.
+func TestChatScreenToolDiff(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("write_file", map[string]any{"path": path, "content": "alpha\ngamma\n"})),
+		llmtest.Text("rewrote it"),
+	)
+	s := startChatScreen(t, chatScreenHome(t, srv), 100, 30)
+	s.typeText("edit the notes")
+	s.keys("Enter")
+	got := s.waitScreen("rewrote it")
+	for _, want := range []string{"-beta", "+gamma", "✓ write_file"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, got)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "alpha\ngamma\n" {
+		t.Errorf("the file holds %q", b)
+	}
+}

@@ -108,7 +108,12 @@ func (a *assembler) add(ch *chunk, emit func(Delta)) error {
 		a.content.WriteString(text)
 		emit(Delta{Content: text})
 	}
-	if r := c.Delta.ReasoningContent + c.Delta.Reasoning; r != "" {
+	r := c.Delta.ReasoningContent
+	if r == "" {
+		// A server that sends both names sends the same text twice.
+		r = c.Delta.Reasoning
+	}
+	if r != "" {
 		a.reasoning.WriteString(r)
 		emit(Delta{Reasoning: r})
 	}

@@ -40,13 +40,16 @@ import (
 // Reply is one scripted answer. With none of the failure fields set it is a model
 // answer: Content and/or ToolCalls.
 type Reply struct {
-	Content      string      `json:"content,omitempty"`
-	ToolCalls    []CallReply `json:"tool_calls,omitempty"`
-	Reasoning    string      `json:"reasoning,omitempty"`
-	FinishReason string      `json:"finish_reason,omitempty"` // default "stop", or "tool_calls"
-	Usage        *llm.Usage  `json:"usage,omitempty"`         // default: estimated from the sizes
-	ChunkSize    int         `json:"chunk_size,omitempty"`    // characters per streamed piece (default 8)
-	Model        string      `json:"model,omitempty"`         // default: the requested model
+	Content   string      `json:"content,omitempty"`
+	ToolCalls []CallReply `json:"tool_calls,omitempty"`
+	Reasoning string      `json:"reasoning,omitempty"`
+	// ReasoningField is the field Reasoning is sent in: "reasoning_content"
+	// (the default, DeepSeek's) or "reasoning" (OpenRouter's).
+	ReasoningField string     `json:"reasoning_field,omitempty"`
+	FinishReason   string     `json:"finish_reason,omitempty"` // default "stop", or "tool_calls"
+	Usage          *llm.Usage `json:"usage,omitempty"`         // default: estimated from the sizes
+	ChunkSize      int        `json:"chunk_size,omitempty"`    // characters per streamed piece (default 8)
+	Model          string     `json:"model,omitempty"`         // default: the requested model
 
 	// Failure modes.
 	Status      int               `json:"status,omitempty"`       // an HTTP error status (429, 500, 401, ...)
@@ -539,7 +542,7 @@ func completion(r Reply, rec Request) map[string]any {
 		}
 	}
 	if r.Reasoning != "" {
-		msg["reasoning_content"] = r.Reasoning
+		msg[reasoningField(r)] = r.Reasoning
 	}
 	return map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": modelOf(r, rec),
@@ -565,7 +568,7 @@ func chunks(r Reply, rec Request) []string {
 	}
 	add(map[string]any{"role": "assistant", "content": ""}, nil)
 	for _, p := range pieces(r.Reasoning, size) {
-		add(map[string]any{"reasoning_content": p}, nil)
+		add(map[string]any{reasoningField(r): p}, nil)
 	}
 	for _, p := range pieces(r.Content, size) {
 		add(map[string]any{"content": p}, nil)
@@ -627,4 +630,11 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, payloads []str
 			fl.Flush()
 		}
 	}
+}
+
+func reasoningField(r Reply) string {
+	if r.ReasoningField != "" {
+		return r.ReasoningField
+	}
+	return "reasoning_content"
 }
