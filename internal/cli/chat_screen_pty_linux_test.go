@@ -88,18 +88,6 @@ func lastUser(t *testing.T, srv *llmtest.Server) string {
 	return ""
 }
 
-// waitRequests waits until the model got n requests.
-func waitRequests(t *testing.T, srv *llmtest.Server, n int) {
-	t.Helper()
-	deadline := time.Now().Add(guard)
-	for len(srv.Requests()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want %d", len(srv.Requests()), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // Type a message, get the streamed answer; the status line shows the usage
 // the model reported; /usage agrees; Ctrl-D leaves with 0.
 func TestChatScreenTurn(t *testing.T) {
