@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/approval"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/hooks"
 	"github.com/hermes-go/hermes/internal/llm"
@@ -36,6 +37,9 @@ type ChatOptions struct {
 	// Inject is ctx.inject_message while the chat runs: it reports whether the
 	// message was taken.
 	Inject func(text, role string) bool
+	// Prompter, when set, answers the approval requests of this chat instead of
+	// the line prompt on the terminal (the full-screen chat shows a modal).
+	Prompter approval.Prompter
 }
 
 // ChatOutput receives what the user sees while a turn runs: pieces of the
@@ -133,6 +137,9 @@ func (h *Host) NewChat(ctx context.Context, o ChatOptions) (*Chat, error) {
 	c := &Chat{h: h, hooks: h.Registry.Hooks(), model: lcfg.Model, contextLen: intSetting(cfg, []string{"model", "context_length"}, 0),
 		modelSection: modelSection, dotenv: dotenv, provider: lcfg.Provider, pricing: pricing}
 	out := chatOutput(o.Output, h.f)
+	if o.Prompter != nil && h.Approver != nil {
+		h.Approver.Prompter = o.Prompter
+	}
 	var mem agent.Memory
 	if h.attachMemory(ctx) {
 		mem = h.memory

@@ -65,6 +65,7 @@ var tiers = map[string]int{
 	"internal/chatui/toolview": 5,
 	// 6: the plugin manager (lifecycle).
 	"internal/plugins": 6,
+	"internal/chatui":  6, // the full-screen `hermes chat` (Bubble Tea; drives app.Chat through an interface)
 	// 7: wiring; 8: verbs; 9: programs.
 	"internal/app": 7,
 	"internal/cli": 8,
@@ -82,6 +83,7 @@ var cliImports = []string{
 	"internal/plugins/registry", "internal/scan", "internal/session", "internal/tools", "internal/urlscheme",
 	"internal/termsafe",   // how untrusted text is shown
 	"internal/pluginsui",  // the screen `hermes plugins` shows on a terminal
+	"internal/chatui",     // the full-screen chat `hermes chat` shows on a terminal
 	"internal/skills",     // the skills `hermes skills list/show` shows
 	"internal/mcp",        // the mcp_servers entries `mcp add/remove` and links write; the servers `mcp list/test/tools` show
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits

@@ -63,8 +63,11 @@ func (h *ptyHermes) write(rel, body string) {
 func (h *ptyHermes) start(args ...string) <-chan int {
 	f := app.New(cli.Version)
 	f.Env = func(k string) string {
-		if k == "HERMES_HOME" {
+		switch k {
+		case "HERMES_HOME":
 			return h.home
+		case "HERMES_CHAT_PLAIN": // these tests are of the line mode's prompt
+			return "1"
 		}
 		return os.Getenv(k)
 	}

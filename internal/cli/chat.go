@@ -31,6 +31,8 @@ type chatOptions struct {
 	Provider string
 	Toolsets string
 	NoStream bool
+	// Plain keeps the line mode on a terminal (no full-screen chat).
+	Plain bool
 }
 
 func newCmdChat(f *app.Factory, runF func(*chatOptions) error) *cobra.Command {
@@ -66,6 +68,7 @@ to stdout and hermes exits; plugin output and progress always go to stderr.`,
 	fl.StringVar(&opts.Provider, "provider", "", "use this provider (built-in or a plugin's) instead of model.provider")
 	fl.StringVar(&opts.Toolsets, "toolsets", "", "comma-separated toolsets the model may use (default: config toolsets, else all)")
 	fl.BoolVar(&opts.NoStream, "no-stream", false, "ask the model for whole answers instead of a stream")
+	fl.BoolVar(&opts.Plain, "plain", false, "on a terminal, the line mode instead of the full-screen chat (also HERMES_CHAT_PLAIN=1)")
 	return cmd
 }
 
@@ -93,7 +96,8 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	}
 	var pump *linePump
 	f := opts.Factory
-	if opts.Query == "" {
+	screen := useScreen(opts)
+	if opts.Query == "" && !screen {
 		// One reader owns stdin: the prompt loop takes lines while idle, the
 		// approval prompt takes them while a turn waits on it.
 		pump = newLinePump(opts.IO.In)
@@ -112,6 +116,9 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	// Ctrl-C belongs to the chat from here on: it stops the running turn, not
 	// hermes (interruptOnSignal), so the session outlives the root's signal context.
 	ctx = context.WithoutCancel(ctx)
+	if screen {
+		return chatScreen(ctx, opts, h)
+	}
 	cs := &chatSession{io: opts.IO, inject: make(chan string, 16)}
 	cs.out = newChatOutput(opts.IO, opts.Query == "")
 	cs.chat, err = h.NewChat(ctx, app.ChatOptions{

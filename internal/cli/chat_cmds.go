@@ -66,6 +66,16 @@ func (cs *chatSession) sessionCommand(ctx context.Context, name, args string) {
 			return
 		}
 		sayf(errw, "Model switched to %s (%s) for this session.\n", cs.chat.Model(), cs.chat.Provider())
+	case "resume":
+		if args == "" {
+			fmt.Fprintln(errw, "Name the session: /resume ID (/sessions lists them).")
+			return
+		}
+		if _, err := cs.chat.Resume(ctx, args); err != nil {
+			fail(err)
+			return
+		}
+		cs.recap()
 	case "sessions":
 		list, err := cs.chat.RecentSessions(ctx, 10)
 		if err != nil {

@@ -27,6 +27,13 @@ var builtinSlash = []struct{ name, args, help string }{
 	{"quit", "", "leave (also /exit, Ctrl-D)"},
 }
 
+// screenSlash are commands served beside builtinSlash but not listed by the
+// line mode's /help (its listing, and hermes_cli's COMMANDS, stay upstream's);
+// the full-screen chat offers them with the rest.
+var screenSlash = []struct{ name, args, help string }{
+	{"resume", "[ID]", "continue a stored session (without ID on the full screen: a picker)"},
+}
+
 // slash runs a /command: built-in or a plugin's, firing pre_command first.
 func (cs *chatSession) slash(ctx context.Context, line string) error {
 	name, rawArgs, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
@@ -37,7 +44,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	}
 	cmd, isPlugin := cs.chat.Command(canonical)
 	known := isPlugin
-	for _, b := range builtinSlash {
+	for _, b := range append(builtinSlash[:len(builtinSlash):len(builtinSlash)], screenSlash...) {
 		if b.name == canonical {
 			known = true
 		}
@@ -102,7 +109,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 		}
 		sayf(out, "%s\n", res.Line())
 		return nil
-	case "usage", "retry", "undo", "title", "model", "sessions":
+	case "usage", "retry", "undo", "title", "model", "sessions", "resume":
 		cs.sessionCommand(ctx, canonical, strings.TrimSpace(rawArgs))
 		return nil
 	case "quit":

@@ -222,3 +222,18 @@ func (o *Output) Close() {
 		o.file = nil
 	}
 }
+
+// Redirect sends what goes to the terminal's stderr to w until restore is
+// called (the full-screen chat shows these lines in its transcript: written
+// to the terminal beside it they would tear its drawing).
+func (o *Output) Redirect(w io.Writer) (restore func()) {
+	o.mu.Lock()
+	old := o.opts.Err
+	o.opts.Err = w
+	o.mu.Unlock()
+	return func() {
+		o.mu.Lock()
+		o.opts.Err = old
+		o.mu.Unlock()
+	}
+}

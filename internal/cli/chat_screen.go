@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/hermes-go/hermes/internal/app"
+	"github.com/hermes-go/hermes/internal/chatui"
+)
+
+// useScreen reports whether an interactive `hermes chat` runs the full-screen
+// chat: stdin and stdout are terminals and nothing asks for the line mode
+// (--plain, HERMES_CHAT_PLAIN, CI, TERM=dumb).
+func useScreen(opts *chatOptions) bool {
+	f := opts.Factory
+	switch {
+	case opts.Query != "" || opts.Plain || !opts.IO.InTTY || !opts.IO.OutTTY:
+		return false
+	case app.Truthy(f.Env("HERMES_CHAT_PLAIN")), app.Truthy(f.Env("CI")), f.Env("TERM") == "dumb":
+		return false
+	}
+	return true
+}
+
+// chatScreen runs the interactive chat on the terminal screen (internal/chatui).
+func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
+	f := opts.Factory
+	hm, err := f.Home()
+	if err != nil {
+		return err
+	}
+	cmds := make([]chatui.Command, 0, len(builtinSlash))
+	for _, b := range append(builtinSlash[:len(builtinSlash):len(builtinSlash)], screenSlash...) {
+		cmds = append(cmds, chatui.Command{Name: b.name, Args: b.args, Help: b.help})
+	}
+	scr, err := chatui.New(ctx, chatui.Options{In: opts.IO.In, Out: opts.IO.Out, Env: f.Environ(), Color: f.Color(),
+		HistoryPath: filepath.Join(hm.Dir, "chat_history"), Commands: cmds, Cwd: f.Cwd, Home: f.Env("HOME")})
+	if err != nil {
+		return err
+	}
+	restore := f.Logs().Redirect(scr.Stderr())
+	pr := scr.Prompter()
+	pr.Redact = f.Redactor().String
+	chat, err := h.NewChat(ctx, app.ChatOptions{
+		Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
+		Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
+	})
+	if err != nil {
+		restore()
+		return err
+	}
+	defer chat.Close()
+	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
+	defer restore()
+	return scr.Run(ctx, chat, func(ctx context.Context, line string) chatui.CommandResult {
+		return screenCommand(ctx, chat, line)
+	})
+}
+
+// screenCommand runs a slash command through the line mode's command code,
+// its output captured for the transcript.
+func screenCommand(ctx context.Context, chat *app.Chat, line string) chatui.CommandResult {
+	var buf bytes.Buffer
+	cs := &chatSession{io: &app.IOStreams{Out: &buf, Err: &buf}, chat: chat}
+	err := cs.slash(ctx, line)
+	res := chatui.CommandResult{Output: buf.String(), Retry: cs.retry}
+	switch {
+	case errors.Is(err, errQuit):
+		res.Quit = true
+	case err != nil:
+		res.Err = err
+	}
+	return res
+}

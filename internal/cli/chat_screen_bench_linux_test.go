@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/testutil/pty"
+)
+
+// Start-up of the full-screen chat to a drawn prompt, beside `hermes
+// --version` to its exit, each on a pseudo-terminal of its own:
+//
+//	go test ./internal/cli -run '^$' -bench 'StartOnTerminal' -benchtime 30x
+func BenchmarkStartOnTerminal(b *testing.B) {
+	home := b.TempDir()
+	hh := filepath.Join(home, ".hermes")
+	if err := os.MkdirAll(hh, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	// No plugins; the model is never called at start-up.
+	cfg := "model:\n  default: fake-model\n  base_url: http://127.0.0.1:9/v1\nplugins:\n  enabled: []\n  disabled: [datetime]\n"
+	if err := os.WriteFile(filepath.Join(hh, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	env := termEnv(home, "TERM=xterm-256color")
+	for _, bc := range []struct {
+		name  string
+		args  []string
+		until string // shown when ready; "" = run to the exit
+	}{
+		{"version", []string{"--version"}, ""},
+		{"chat", []string{"chat"}, "fake-model (custom)"},
+		{"chat-plain", []string{"chat", "--plain"}, "› "},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				runOnTerminal(b, env, bc.until, bc.args...)
+			}
+		})
+	}
+}
+
+// runOnTerminal starts hermes on a new terminal and returns once it showed
+// until (then kills it) or, with until "", once it exited.
+func runOnTerminal(b *testing.B, env []string, until string, args ...string) {
+	bin, err := exec.LookPath("hermes")
+	if err != nil {
+		b.Fatal(err)
+	}
+	master, tty := pty.Open(b)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	seen := make(chan struct{})
+	go func() {
+		var out []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			out = append(out, buf[:n]...)
+			if until != "" && bytes.Contains(out, []byte(until)) {
+				close(seen)
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if until == "" {
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		tty.Close()
+		master.Close()
+		return
+	}
+	select {
+	case <-seen:
+	case <-time.After(guard):
+		b.Fatal("the chat never drew its prompt")
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	tty.Close()
+	master.Close()
+}

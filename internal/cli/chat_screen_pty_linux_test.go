@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/llm"
+	"github.com/hermes-go/hermes/internal/llm/llmtest"
+)
+
+// The full-screen `hermes chat`, run by the real binary in a real terminal
+// (tmux) against the fake model.
+
+// chatScreenHome is a HERMES_HOME whose model is srv, with no plugins.
+func chatScreenHome(t *testing.T, srv *llmtest.Server) (home string) {
+	t.Helper()
+	home = t.TempDir()
+	hh := filepath.Join(home, ".hermes")
+	if err := os.MkdirAll(hh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model:\n  default: fake-model\n  base_url: " + srv.URL + "\n  context_length: 128000\nplugins:\n  enabled: []\n  disabled: [datetime]\n"
+	if err := os.WriteFile(filepath.Join(hh, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func startChatScreen(t *testing.T, home string, w, h int, args ...string) *inTmux {
+	t.Helper()
+	s := startInTmux(t, termEnv(home, "TERM=xterm-256color"), w, h, append([]string{"chat"}, args...)...)
+	s.waitScreen("fake-model (custom)")
+	return s
+}
+
+var sessionID = regexp.MustCompile(`\d{8}_\d{6}_[0-9a-f]{6}`)
+
+// stable is a screen with the session ids (time and random) replaced.
+func stable(screen string) string { return sessionID.ReplaceAllString(screen, "<session>") }
+
+// waitScreenMatch waits until the screen matches re.
+func (s *inTmux) waitScreenMatch(re *regexp.Regexp) string {
+	s.t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		got := s.screen()
+		if re.MatchString(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never matched %s; it shows:\n%s", re, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// typeText types s literally (no key names).
+func (s *inTmux) typeText(text string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-l", text)
+}
+
+// paste pastes text as a terminal does (bracketed, as the program asked).
+func (s *inTmux) paste(text string) {
+	s.t.Helper()
+	s.tmux("set-buffer", "--", text)
+	s.tmux("paste-buffer", "-p", "-d")
+}
+
+// lastUser is the last user message the fake model got.
+func lastUser(t *testing.T, srv *llmtest.Server) string {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model got no request")
+	}
+	msgs := reqs[len(reqs)-1].Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	t.Fatal("the last request has no user message")
+	return ""
+}
+
+// Type a message, get the streamed answer; the status line shows the usage
+// the model reported; /usage agrees; Ctrl-D leaves with 0.
+func TestChatScreenTurn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Content: "Hello! This is the answer.\n\nA second paragraph.",
+		Usage: &llm.Usage{PromptTokens: 1234, CompletionTokens: 56, TotalTokens: 1290}})
+	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	goldenScreen(t, "chat-ready", stable(s.screen()))
+	s.typeText("hello there")
+	s.keys("Enter")
+	s.waitScreen("A second paragraph.")
+	got := s.waitScreen("last 1,234↑ 56↓")
+	goldenScreen(t, "chat-answered", stable(got))
+	if u := lastUser(t, srv); u != "hello there" {
+		t.Errorf("the model got %q", u)
+	}
+	s.typeText("/usage")
+	s.keys("Enter")
+	s.waitScreen("Last turn:   1,234 in · 56 out · 1,290 tokens")
+	s.keys("C-d")
+	s.waitScreen("[hermes exit 0]")
+}
+
+// A paste of 10,000 characters and one of three lines each reach the model
+// as one message, exactly.
+func TestChatScreenPaste(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("got the long one"), llmtest.Text("got the three lines"))
+	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	long := strings.Repeat("abcdefghij", 1000)
+	s.paste(long)
+	s.keys("Enter")
+	s.waitScreen("got the long one")
+	if u := lastUser(t, srv); u != long {
+		t.Errorf("the model got %d characters, want the 10,000 pasted", len(u))
+	}
+	s.paste("one\ntwo\nthree")
+	s.keys("Enter")
+	s.waitScreen("got the three lines")
+	if u := lastUser(t, srv); u != "one\ntwo\nthree" {
+		t.Errorf("the model got %q, want the three lines as one message", u)
+	}
+}
+
+// What was typed comes back with Up in the next run.
+func TestChatScreenHistoryAfterRestart(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("noted"))
+	home := chatScreenHome(t, srv)
+	s := startChatScreen(t, home, 80, 24)
+	s.typeText("remember this line")
+	s.keys("Enter")
+	s.waitScreen("noted")
+	s.keys("C-d")
+	s.waitScreen("[hermes exit 0]")
+
+	again := startChatScreen(t, home, 80, 24)
+	again.keys("Up")
+	again.waitScreen("› remember this line")
+}
+
+// Tab completes a slash command; the chat redraws at 40 columns.
+func TestChatScreenCompletionAndResize(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	s.typeText("/usa")
+	s.keys("Tab")
+	s.waitScreen("› /usage")
+	s.keys("C-c") // clears the editor
+	s.tmux("resize-window", "-x", "40", "-y", "15")
+	// Redrawn at 40: the status line's parts wrap between themselves.
+	got := s.waitScreenMatch(regexp.MustCompile(`(?m)^fake-model \(custom\)\n^session \d{8}_\d{6}_[0-9a-f]{6}$`))
+	goldenScreen(t, "chat-narrow", stable(got))
+	for _, l := range strings.Split(got, "\n") {
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("a line is %d columns wide at 40: %q", w, l)
+		}
+	}
+}
+
+// The model asks for a dangerous command: the modal shows it, Right+Enter
+// approves it for the session, the command runs and the model goes on.
+func TestChatScreenApproval(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("terminal", map[string]any{"command": "rm -rf " + marker + ".d; touch " + marker})),
+		llmtest.Text("the command ran"),
+	)
+	s := startChatScreen(t, chatScreenHome(t, srv), 100, 30)
+	s.typeText("clean up")
+	s.keys("Enter")
+	got := s.waitScreen("always")
+	if !strings.Contains(got, "rm -rf "+marker) {
+		t.Fatalf("the modal does not show the command:\n%s", got)
+	}
+	s.keys("Right", "Enter")
+	s.waitScreen("the command ran")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+}
+
+// Ctrl-C while the answer streams stops the turn; the part streamed stays on
+// the screen and in the session (the next request carries it).
+func TestChatScreenInterruptStream(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Content: "The first part arrives. The rest never does.", ChunkSize: 8, StallAfter: 4},
+		llmtest.Text("after the stop"))
+	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	s.typeText("tell me")
+	s.keys("Enter")
+	s.waitScreen("The first part")
+	s.keys("C-c")
+	s.waitScreen("(turn stopped; what was said so far is kept)")
+	s.typeText("go on")
+	s.keys("Enter")
+	s.waitScreen("after the stop")
+	reqs := srv.Requests()
+	var kept bool
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "assistant" && strings.Contains(m.Content, "The first part") {
+			kept = true
+		}
+	}
+	if !kept {
+		t.Errorf("the partial answer is not in the session: %+v", reqs[len(reqs)-1].Messages)
+	}
+	s.keys("C-c")
+	s.waitScreen("Ctrl-C again")
+	s.keys("C-c")
+	s.waitScreen("[hermes exit 0]")
+}
+
+// A reply's own escapes (retitle, clear, conceal, bidi) and a command's reach
+// the screen escaped, never obeyed.
+func TestChatScreenEscapesShownNotObeyed(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{Content: "Tidying up.\x1b]0;all good\x07\x1b[2J\x1b[8mhidden\n\nnext", ChunkSize: 3,
+			ToolCalls: []llmtest.CallReply{{Name: "terminal", Arguments: map[string]any{"command": "rm -rf /tmp/nothing-here #\r\x1b[2Kls"}}}},
+		llmtest.Text("left it"),
+	)
+	s := startChatScreen(t, chatScreenHome(t, srv), 100, 30)
+	s.typeText("go")
+	s.keys("Enter")
+	got := s.waitScreen("always")
+	for _, want := range []string{`Tidying up.\x1b]0;all good\x07\x1b[2J\x1b[8mhidden`, `rm -rf /tmp/nothing-here #\r\x1b[2Kls`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the screen lacks %q, escaped:\n%s", want, got)
+		}
+	}
+	if title := s.tmux("display-message", "-p", "#{pane_title}"); strings.Contains(title, "all good") {
+		t.Errorf("the reply retitled the window: %q", title)
+	}
+	s.keys("Escape")
+	s.waitScreen("left it")
+}
+
+// A write_file call shows the diff of what it will change before it runs,
+// then its row; the file is written.
+func TestChatScreenToolDiff(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("write_file", map[string]any{"path": path, "content": "alpha\ngamma\n"})),
+		llmtest.Text("rewrote it"),
+	)
+	s := startChatScreen(t, chatScreenHome(t, srv), 100, 30)
+	s.typeText("edit the notes")
+	s.keys("Enter")
+	got := s.waitScreen("rewrote it")
+	for _, want := range []string{"-beta", "+gamma", "✓ write_file"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, got)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "alpha\ngamma\n" {
+		t.Errorf("the file holds %q", b)
+	}
+}
