@@ -63,12 +63,12 @@ func run(m Model, msgs []tea.Msg) (Model, []tea.Msg) {
 	for _, msg := range msgs {
 		var cmd tea.Cmd
 		m, cmd = m.Update(msg)
-		got = append(got, exec(cmd)...)
+		got = append(got, runCmd(cmd)...)
 	}
 	return m, got
 }
 
-func exec(cmd tea.Cmd) []tea.Msg {
+func runCmd(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
@@ -76,7 +76,7 @@ func exec(cmd tea.Cmd) []tea.Msg {
 	case tea.BatchMsg:
 		var out []tea.Msg
 		for _, c := range msg {
-			out = append(out, exec(c)...)
+			out = append(out, runCmd(c)...)
 		}
 		return out
 	case nil:
