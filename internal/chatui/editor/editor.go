@@ -55,6 +55,7 @@ type HistoryErrorMsg struct{ Err error }
 const (
 	defaultMaxHeight = 8
 	defaultWidth     = 80
+	maxLines         = 10000 // textarea's own cap on lines
 )
 
 // Model is the editor. Like every Bubble Tea model it is a value: keep the one
@@ -70,7 +71,25 @@ type Model struct {
 
 	search searchState
 	menu   menuState
+
+	top int // the first text row View shows, when the text is taller than the box
+
+	// The prompt is drawn here rather than by textarea, which would style it
+	// again on every row of every render.
+	promptW int
+	indent  string
+
+	memo *viewMemo // View's last result; a fresh one after every change
 }
+
+// viewMemo keeps View's result until the model changes: the chat repaints on
+// every tick of its spinner, and the editor need not render again for those.
+type viewMemo struct {
+	s  string
+	ok bool
+}
+
+func (m Model) textWidth() int { return max(1, m.o.Width-m.promptW) }
 
 // New returns an editor, focused and empty.
 func New(o Options) Model {
@@ -85,10 +104,11 @@ func New(o Options) Model {
 	ta.Prompt = ""
 	ta.CharLimit = 0 // a paste has no length cap
 	ta.MaxWidth = 0
-	ta.MaxHeight = o.MaxHeight
-	// Without it textarea refuses a new line once the box is full; the box
-	// scrolls instead.
-	ta.MaxContentHeight = 1 << 30
+	// textarea sizes its wrap cache by MaxHeight, and one smaller than the
+	// line count rewraps every line on every key (4x the cost of a key with 25
+	// lines): it grows to the whole text and View shows the rows around the
+	// cursor instead.
+	ta.MaxHeight = maxLines
 	ta.DynamicHeight = true
 	ta.MinHeight = 1
 	ta.EndOfBufferCharacter = ' '
@@ -96,17 +116,12 @@ func New(o Options) Model {
 	ta.SetStyles(styles(o.Color))
 	ta.SetVirtualCursor(!o.RealCursor)
 
-	// Later lines are indented under the first, not prompted again.
-	prompt, indent := o.Prompt, strings.Repeat(" ", lipgloss.Width(o.Prompt))
-	ta.SetPromptFunc(lipgloss.Width(o.Prompt), func(p textarea.PromptInfo) string {
-		if p.LineNumber == 0 {
-			return prompt
-		}
-		return indent
-	})
 	ta.Focus()
-	ta.SetWidth(o.Width)
-	return Model{ta: ta, o: o, hist: -1}
+	m := Model{ta: ta, o: o, hist: -1, memo: &viewMemo{}}
+	m.promptW = lipgloss.Width(o.Prompt)
+	m.indent = strings.Repeat(" ", m.promptW)
+	m.ta.SetWidth(m.textWidth())
+	return m
 }
 
 // keyMap is textarea's map with the chat's keys taken out: Enter sends, Up and
@@ -128,9 +143,7 @@ func styles(color bool) textarea.Styles {
 	plain := textarea.StyleState{}
 	s := textarea.Styles{Focused: plain, Blurred: plain}
 	if color {
-		s.Focused.Prompt = lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true)
 		s.Focused.Selection = lipgloss.NewStyle().Reverse(true)
-		s.Blurred.Prompt = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
 	}
 	return s
 }
@@ -141,7 +154,8 @@ func (m *Model) SetWidth(w int) {
 		return
 	}
 	m.o.Width = w
-	m.ta.SetWidth(w)
+	m.ta.SetWidth(m.textWidth())
+	m.scroll()
 }
 
 // Width is the editor's width in columns.
@@ -155,6 +169,7 @@ func (m *Model) SetValue(s string) {
 	m.closeMenu()
 	m.search = searchState{}
 	m.ta.SetValue(normalizeNewlines(s))
+	m.scroll()
 }
 
 // Reset empties the editor and leaves history walking and search.
@@ -163,14 +178,16 @@ func (m *Model) Reset() {
 	m.hist, m.draft = -1, ""
 	m.search = searchState{}
 	m.closeMenu()
+	m.top = 0
+	m.scroll()
 }
 
 // Focus gives the editor the keyboard; Blur takes it away (keys are ignored
 // and the cursor is hidden).
-func (m *Model) Focus() { m.ta.Focus() }
+func (m *Model) Focus() { m.ta.Focus(); m.memo = &viewMemo{} }
 
 // Blur takes the keyboard away from the editor.
-func (m *Model) Blur() { m.ta.Blur() }
+func (m *Model) Blur() { m.ta.Blur(); m.memo = &viewMemo{} }
 
 // Focused reports whether the editor takes keys.
 func (m Model) Focused() bool { return m.ta.Focused() }
@@ -186,13 +203,54 @@ func (m Model) Height() int { return strings.Count(m.View(), "\n") + 1 }
 
 // Cursor is where the cursor is, relative to View's top left, for a caller
 // that shows the terminal's cursor (Options.RealCursor); nil otherwise.
-func (m Model) Cursor() *tea.Cursor { return m.ta.Cursor() }
+func (m Model) Cursor() *tea.Cursor {
+	c := m.ta.Cursor()
+	if c != nil {
+		c.X += m.promptW
+		c.Y -= m.top
+	}
+	return c
+}
+
+// cursorRow is the text row of the cursor, wrapped rows counted.
+func (m Model) cursorRow() int {
+	ta := m.ta // a copy: asking for the real cursor must not hide the virtual one
+	ta.SetVirtualCursor(false)
+	if c := ta.Cursor(); c != nil {
+		return c.Y + ta.ScrollYOffset()
+	}
+	return 0
+}
+
+// rows is how many rows the text takes, wrapped rows counted: textarea's
+// height, which grows with the text.
+func (m Model) rows() int { return m.ta.Height() }
+
+// scroll moves the box's window over the text to keep the cursor in it.
+func (m *Model) scroll() {
+	m.memo = &viewMemo{}
+	h := min(m.rows(), m.o.MaxHeight)
+	cy := m.cursorRow()
+	if cy < m.top {
+		m.top = cy
+	}
+	if cy >= m.top+h {
+		m.top = cy - h + 1
+	}
+	m.top = max(0, min(m.top, m.rows()-h))
+}
 
 // Update handles a message: keys and pastes edit, the rest goes to textarea.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !m.ta.Focused() {
 		return m, nil
 	}
+	m, cmd := m.update(msg)
+	m.scroll()
+	return m, cmd
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -410,12 +468,43 @@ func normalizeNewlines(s string) string {
 // View is the editor box, then the search line or the completion menu when
 // one is active.
 func (m Model) View() string {
-	v := m.ta.View()
+	if m.memo != nil && m.memo.ok {
+		return m.memo.s
+	}
+	rows := strings.Split(m.ta.View(), "\n")
+	rows = rows[min(m.top, len(rows)):min(len(rows), m.top+m.o.MaxHeight)]
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if m.top+i == 0 {
+			b.WriteString(m.promptView())
+		} else {
+			b.WriteString(m.indent)
+		}
+		b.WriteString(r)
+	}
+	v := b.String()
 	switch {
 	case m.search.active:
 		v += "\n" + m.searchView()
 	case m.menu.open:
 		v += "\n" + m.menuView()
 	}
+	if m.memo != nil {
+		*m.memo = viewMemo{s: v, ok: true}
+	}
 	return v
+}
+
+func (m Model) promptView() string {
+	if !m.o.Color || m.o.Prompt == "" {
+		return m.o.Prompt
+	}
+	st := lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true)
+	if !m.ta.Focused() {
+		st = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
+	}
+	return st.Render(m.o.Prompt)
 }

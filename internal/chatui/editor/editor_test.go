@@ -329,8 +329,36 @@ func TestGrowsThenScrolls(t *testing.T) {
 		m.Reset()
 	}
 	m, _ = run(m, keys)
-	if v := m.View(); !strings.Contains(v, "j") || strings.Contains(v, "a") {
-		t.Errorf("scrolled view should show the last lines, not the first:\n%s", v)
+	if v := m.View(); !strings.Contains(v, "j") || strings.Contains(v, "a") || m.Height() != 4 {
+		t.Errorf("scrolled view should show the last 4 lines, not the first:\n%s", v)
+	}
+	for range 9 {
+		m, _ = run(m, in(kUp))
+	}
+	if v := m.View(); !strings.Contains(v, "a") || strings.Contains(v, "e") {
+		t.Errorf("after going up to the first line the view should show the first 4:\n%s", v)
+	}
+	m, _ = run(m, in(kDown, kDown))
+	if v := m.View(); !strings.Contains(v, "a") {
+		t.Errorf("moving inside the window should not scroll:\n%s", v)
+	}
+}
+
+func TestRealCursorWhenScrolled(t *testing.T) {
+	m := New(Options{Prompt: "> ", Width: 40, MaxHeight: 3, RealCursor: true})
+	m, _ = run(m, in(tea.PasteMsg{Content: "1\n2\n3\n4\n5\n6"}))
+	if c := m.Cursor(); c == nil || c.Y != 2 || c.X != 3 {
+		t.Fatalf("cursor %+v, want on the last row of the box", c)
+	}
+	if strings.Contains(m.View(), "\x1b[7m") {
+		t.Errorf("a real cursor leaves the virtual one out: %q", m.View())
+	}
+	m, _ = run(m, in(kUp, kUp, kUp, kUp, kUp))
+	if c := m.Cursor(); c == nil || c.Y != 0 {
+		t.Fatalf("cursor %+v, want on the first row of the box", c)
+	}
+	if v := m.View(); !strings.HasPrefix(v, "> 1") {
+		t.Errorf("view %q should start with the first line", v)
 	}
 }
 
