@@ -81,6 +81,15 @@ func BenchmarkKeyToView(b *testing.B) {
 			})
 		})
 	}
+	b.Run("type and delete in a 120-character message", func(b *testing.B) {
+		m := benchEditor(b)
+		m.SetValue(strings.Repeat("a short message ", 8)[:120])
+		keys := in("x", kBackspace)
+		loop(b, func(i int) {
+			m, _ = m.Update(keys[i%len(keys)])
+			_ = m.View()
+		})
+	})
 	b.Run("history up at the first line", func(b *testing.B) {
 		m := benchEditor(b)
 		m.SetValue("")

@@ -56,6 +56,10 @@ const (
 	defaultMaxHeight = 8
 	defaultWidth     = 80
 	maxLines         = 10000 // textarea's own cap on lines
+
+	// fillMarker starts the rows textarea draws past the end of the text: a
+	// private-use character, taken out of whatever is typed or pasted.
+	fillMarker = '\ue000'
 )
 
 // Model is the editor. Like every Bubble Tea model it is a value: keep the one
@@ -72,18 +76,20 @@ type Model struct {
 	search searchState
 	menu   menuState
 
-	top int // the first text row View shows, when the text is taller than the box
-
 	// The prompt is drawn here rather than by textarea, which would style it
 	// again on every row of every render.
 	promptW int
 	indent  string
 
 	memo *viewMemo // View's last result; a fresh one after every change
+
+	// moved: the text or cursor changed other than through textarea's Update,
+	// which scrolls onto the cursor itself.
+	moved bool
 }
 
-// viewMemo keeps View's result until the model changes: the chat repaints on
-// every tick of its spinner, and the editor need not render again for those.
+// viewMemo keeps the rendered box until the model changes: the chat repaints
+// on every tick of its spinner, and the editor need not render for those.
 type viewMemo struct {
 	s  string
 	ok bool
@@ -106,12 +112,12 @@ func New(o Options) Model {
 	ta.MaxWidth = 0
 	// textarea sizes its wrap cache by MaxHeight, and one smaller than the
 	// line count rewraps every line on every key (4x the cost of a key with 25
-	// lines): it grows to the whole text and View shows the rows around the
-	// cursor instead.
+	// lines); its DynamicHeight grows the box only up to MaxHeight. So the box
+	// has the fixed height of the limit, textarea scrolls it, and View drops
+	// the rows past the end of the text, which start with the marker.
 	ta.MaxHeight = maxLines
-	ta.DynamicHeight = true
-	ta.MinHeight = 1
-	ta.EndOfBufferCharacter = ' '
+	ta.SetHeight(o.MaxHeight)
+	ta.EndOfBufferCharacter = fillMarker
 	ta.KeyMap = keyMap()
 	ta.SetStyles(styles(o.Color))
 	ta.SetVirtualCursor(!o.RealCursor)
@@ -121,6 +127,8 @@ func New(o Options) Model {
 	m.promptW = lipgloss.Width(o.Prompt)
 	m.indent = strings.Repeat(" ", m.promptW)
 	m.ta.SetWidth(m.textWidth())
+	m.moved = true
+	m.settle()
 	return m
 }
 
@@ -155,7 +163,8 @@ func (m *Model) SetWidth(w int) {
 	}
 	m.o.Width = w
 	m.ta.SetWidth(m.textWidth())
-	m.scroll()
+	m.moved = true
+	m.settle()
 }
 
 // Width is the editor's width in columns.
@@ -168,18 +177,19 @@ func (m Model) Value() string { return m.ta.Value() }
 func (m *Model) SetValue(s string) {
 	m.closeMenu()
 	m.search = searchState{}
-	m.ta.SetValue(normalizeNewlines(s))
-	m.scroll()
+	m.ta.SetValue(clean(s))
+	m.moved = true
+	m.settle()
 }
 
 // Reset empties the editor and leaves history walking and search.
 func (m *Model) Reset() {
 	m.ta.Reset()
+	m.moved = true
 	m.hist, m.draft = -1, ""
 	m.search = searchState{}
 	m.closeMenu()
-	m.top = 0
-	m.scroll()
+	m.settle()
 }
 
 // Focus gives the editor the keyboard; Blur takes it away (keys are ignored
@@ -207,37 +217,8 @@ func (m Model) Cursor() *tea.Cursor {
 	c := m.ta.Cursor()
 	if c != nil {
 		c.X += m.promptW
-		c.Y -= m.top
 	}
 	return c
-}
-
-// cursorRow is the text row of the cursor, wrapped rows counted.
-func (m Model) cursorRow() int {
-	ta := m.ta // a copy: asking for the real cursor must not hide the virtual one
-	ta.SetVirtualCursor(false)
-	if c := ta.Cursor(); c != nil {
-		return c.Y + ta.ScrollYOffset()
-	}
-	return 0
-}
-
-// rows is how many rows the text takes, wrapped rows counted: textarea's
-// height, which grows with the text.
-func (m Model) rows() int { return m.ta.Height() }
-
-// scroll moves the box's window over the text to keep the cursor in it.
-func (m *Model) scroll() {
-	m.memo = &viewMemo{}
-	h := min(m.rows(), m.o.MaxHeight)
-	cy := m.cursorRow()
-	if cy < m.top {
-		m.top = cy
-	}
-	if cy >= m.top+h {
-		m.top = cy - h + 1
-	}
-	m.top = max(0, min(m.top, m.rows()-h))
 }
 
 // Update handles a message: keys and pastes edit, the rest goes to textarea.
@@ -246,7 +227,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m, cmd := m.update(msg)
-	m.scroll()
+	m.settle()
 	return m, cmd
 }
 
@@ -256,12 +237,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.key(msg)
 	case tea.PasteMsg:
 		if m.search.active {
-			m.searchType(normalizeNewlines(msg.Content))
+			m.searchType(clean(msg.Content))
 			return m, nil
 		}
 		m.closeMenu()
 		var cmd tea.Cmd
-		m.ta, cmd = m.ta.Update(tea.PasteMsg{Content: normalizeNewlines(msg.Content)})
+		m.ta, cmd = m.ta.Update(tea.PasteMsg{Content: clean(msg.Content)})
 		return m, cmd
 	}
 	var cmd tea.Cmd
@@ -303,6 +284,11 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 	case "down", "ctrl+n":
 		if m.onLastRow() && m.newer() {
+			return m, nil
+		}
+	}
+	if strings.ContainsRune(k.Text, fillMarker) {
+		if k.Text = clean(k.Text); k.Text == "" {
 			return m, nil
 		}
 	}
@@ -361,6 +347,7 @@ func (m *Model) older() bool {
 		m.draft = m.ta.Value()
 	}
 	m.hist = i - 1
+	m.moved = true
 	m.ta.SetValue(h.At(m.hist))
 	m.ta.MoveToBegin()
 	m.ta.CursorEnd()
@@ -375,6 +362,7 @@ func (m *Model) newer() bool {
 		return false
 	}
 	m.hist++
+	m.moved = true
 	if m.hist >= h.Len() {
 		m.hist = -1
 		m.ta.SetValue(m.draft)
@@ -445,6 +433,13 @@ func (m *Model) setText(text string, cursor int) {
 	row := strings.Count(before, "\n")
 	col := len([]rune(before[strings.LastIndexByte(before, '\n')+1:]))
 	m.ta.SetValue(text)
+	m.moveTo(row, col)
+	m.moved = true
+}
+
+// moveTo puts the cursor on text line row at rune col (textarea has no call
+// for it: down a row at a time from the top).
+func (m *Model) moveTo(row, col int) {
 	m.ta.MoveToBegin()
 	for m.ta.Line() < row {
 		r, c := m.ta.Line(), m.ta.Column()
@@ -456,46 +451,79 @@ func (m *Model) setText(text string, cursor int) {
 	m.ta.SetCursorColumn(col)
 }
 
-// normalizeNewlines turns CRLF and CR line ends (terminals paste with CR) into
-// LF; textarea would make two lines of a CRLF.
-func normalizeNewlines(s string) string {
-	if !strings.ContainsRune(s, '\r') {
-		return s
+// settle ends every change: the box scrolls onto the cursor and is rendered
+// once for View. A box scrolled past the end of a text that shrank is
+// scrolled back, so that it stays full.
+func (m *Model) settle() {
+	if m.moved {
+		m.ta.SetHeight(m.o.MaxHeight) // repositions textarea's viewport on the cursor
+		m.moved = false
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	box, short := m.renderBox()
+	if short && m.ta.ScrollYOffset() > 0 {
+		row, col := m.ta.Line(), m.ta.Column()
+		m.moveTo(row, col) // from the top, so the cursor ends on the last row
+		m.ta.SetHeight(m.o.MaxHeight)
+		box, _ = m.renderBox()
+	}
+	m.memo = &viewMemo{s: box, ok: true}
+}
+
+// clean turns CRLF and CR line ends (terminals paste with CR) into LF, which
+// textarea would make two lines of, and takes out the fill marker.
+func clean(s string) string {
+	if strings.ContainsRune(s, '\r') {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	}
+	if strings.ContainsRune(s, fillMarker) {
+		s = strings.ReplaceAll(s, string(fillMarker), "")
+	}
+	return s
 }
 
 // View is the editor box, then the search line or the completion menu when
 // one is active.
 func (m Model) View() string {
+	var v string
 	if m.memo != nil && m.memo.ok {
-		return m.memo.s
+		v = m.memo.s
+	} else {
+		v, _ = m.renderBox()
 	}
-	rows := strings.Split(m.ta.View(), "\n")
-	rows = rows[min(m.top, len(rows)):min(len(rows), m.top+m.o.MaxHeight)]
-	var b strings.Builder
-	for i, r := range rows {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if m.top+i == 0 {
-			b.WriteString(m.promptView())
-		} else {
-			b.WriteString(m.indent)
-		}
-		b.WriteString(r)
-	}
-	v := b.String()
 	switch {
 	case m.search.active:
 		v += "\n" + m.searchView()
 	case m.menu.open:
 		v += "\n" + m.menuView()
 	}
-	if m.memo != nil {
-		*m.memo = viewMemo{s: v, ok: true}
-	}
 	return v
+}
+
+// renderBox is the text's rows in the box with the prompt, and whether the
+// box showed rows past the end of the text (which it leaves out).
+func (m Model) renderBox() (string, bool) {
+	rows := strings.Split(m.ta.View(), "\n")
+	short := false
+	for n, r := range rows {
+		if n > 0 && strings.HasPrefix(r, string(fillMarker)) {
+			rows, short = rows[:n], true
+			break
+		}
+	}
+	first := m.ta.ScrollYOffset() == 0
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i == 0 && first {
+			b.WriteString(m.promptView())
+		} else {
+			b.WriteString(m.indent)
+		}
+		b.WriteString(r)
+	}
+	return b.String(), short
 }
 
 func (m Model) promptView() string {

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -341,6 +342,26 @@ func TestGrowsThenScrolls(t *testing.T) {
 	m, _ = run(m, in(kDown, kDown))
 	if v := m.View(); !strings.Contains(v, "a") {
 		t.Errorf("moving inside the window should not scroll:\n%s", v)
+	}
+}
+
+// A box scrolled to the end of a text that then shrinks stays full.
+func TestShrinkKeepsTheBoxFull(t *testing.T) {
+	var lines []string
+	for i := range 20 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	m := New(Options{Prompt: "> ", Width: 40, MaxHeight: 5})
+	m, _ = run(m, in(tea.PasteMsg{Content: strings.Join(lines, "\n")}))
+	for range 3 * len("line 19\n") {
+		m, _ = run(m, in(kBackspace))
+	}
+	if v := m.View(); m.Height() != 5 || !strings.Contains(v, "line 16") || !strings.Contains(v, "line 12") {
+		t.Errorf("after deleting the last lines the box should show lines 12-16:\n%s", v)
+	}
+	m.SetValue("short")
+	if v := m.View(); m.Height() != 1 || !strings.HasPrefix(v, "> short") {
+		t.Errorf("SetValue of a short text: %q", v)
 	}
 }
 
