@@ -452,19 +452,28 @@ func (m *Model) moveTo(row, col int) {
 }
 
 // settle ends every change: the box scrolls onto the cursor and is rendered
-// once for View. A box scrolled past the end of a text that shrank is
-// scrolled back, so that it stays full.
+// once for View. textarea renders its whole height, and each row costs (it
+// measures every padded cell), so the box is kept two rows taller than a short
+// text rather than at the limit; a text that fills it gets the full limit.
+// A box scrolled past the end of a text that shrank is scrolled back, so that
+// it stays full.
 func (m *Model) settle() {
 	if m.moved {
-		m.ta.SetHeight(m.o.MaxHeight) // repositions textarea's viewport on the cursor
+		m.ta.SetHeight(m.ta.Height()) // repositions textarea's viewport on the cursor
 		m.moved = false
 	}
-	box, short := m.renderBox()
-	if short && m.ta.ScrollYOffset() > 0 {
-		row, col := m.ta.Line(), m.ta.Column()
-		m.moveTo(row, col) // from the top, so the cursor ends on the last row
+	box, n, short := m.renderBox()
+	if !short && m.ta.Height() < m.o.MaxHeight {
 		m.ta.SetHeight(m.o.MaxHeight)
-		box, _ = m.renderBox()
+		box, n, short = m.renderBox()
+	}
+	if short && m.ta.ScrollYOffset() > 0 {
+		m.moveTo(m.ta.Line(), m.ta.Column()) // from the top: the cursor ends on the last row
+		m.ta.SetHeight(m.ta.Height())
+		box, n, short = m.renderBox()
+	}
+	if h := min(n+2, m.o.MaxHeight); short && h != m.ta.Height() {
+		m.ta.SetHeight(h) // the n rows still fit: the rendering stands
 	}
 	m.memo = &viewMemo{s: box, ok: true}
 }
@@ -488,7 +497,7 @@ func (m Model) View() string {
 	if m.memo != nil && m.memo.ok {
 		v = m.memo.s
 	} else {
-		v, _ = m.renderBox()
+		v, _, _ = m.renderBox()
 	}
 	switch {
 	case m.search.active:
@@ -499,11 +508,10 @@ func (m Model) View() string {
 	return v
 }
 
-// renderBox is the text's rows in the box with the prompt, and whether the
-// box showed rows past the end of the text (which it leaves out).
-func (m Model) renderBox() (string, bool) {
+// renderBox is the text's rows in the box with the prompt, how many, and
+// whether the box showed rows past the end of the text (which it leaves out).
+func (m Model) renderBox() (box string, n int, short bool) {
 	rows := strings.Split(m.ta.View(), "\n")
-	short := false
 	for n, r := range rows {
 		if n > 0 && strings.HasPrefix(r, string(fillMarker)) {
 			rows, short = rows[:n], true
@@ -523,7 +531,7 @@ func (m Model) renderBox() (string, bool) {
 		}
 		b.WriteString(r)
 	}
-	return b.String(), short
+	return b.String(), len(rows), short
 }
 
 func (m Model) promptView() string {
