@@ -48,6 +48,10 @@ type SubmitMsg struct{ Text string }
 // ClearScreenMsg is sent on Ctrl-L.
 type ClearScreenMsg struct{}
 
+// PasteCutMsg is sent when a paste had more lines than the editor holds
+// (textarea's limit of 10,000): the first Kept of its Lines were inserted.
+type PasteCutMsg struct{ Lines, Kept int }
+
 // HistoryErrorMsg is sent when a sent entry could not be saved to the history
 // file; the text was still sent.
 type HistoryErrorMsg struct{ Err error }
@@ -241,9 +245,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.closeMenu()
+		text := clean(msg.Content)
+		var cut tea.Cmd
+		if n, room := strings.Count(text, "\n")+1, maxLines-m.ta.LineCount()+1; n > room {
+			cut = func() tea.Msg { return PasteCutMsg{Lines: n, Kept: room} }
+		}
 		var cmd tea.Cmd
-		m.ta, cmd = m.ta.Update(tea.PasteMsg{Content: clean(msg.Content)})
-		return m, cmd
+		m.ta, cmd = m.ta.Update(tea.PasteMsg{Content: text})
+		return m, tea.Batch(cmd, cut)
 	}
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(msg)
@@ -296,15 +305,27 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		// Emacs' line keys: textarea's up and down inside the text.
 		k = tea.KeyPressMsg{Code: map[string]rune{"ctrl+p": tea.KeyUp, "ctrl+n": tea.KeyDown}[ks]}
 	}
+	if m.graphemeKey(ks) {
+		m.afterEdit(ks, k.Text)
+		return m, nil
+	}
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(k)
+	if k.Code == tea.KeyUp || k.Code == tea.KeyDown {
+		m.snapToCluster()
+	}
+	m.afterEdit(ks, k.Text)
+	return m, cmd
+}
+
+// afterEdit offers the menu again on what was typed, if a key closed it.
+func (m *Model) afterEdit(ks, text string) {
 	if m.menu.wasOpen {
 		m.menu.wasOpen = false
-		if k.Text != "" || ks == "backspace" {
+		if text != "" || ks == "backspace" {
 			m.refreshMenu() // typing narrows (or widens) the menu that was open
 		}
 	}
-	return m, cmd
 }
 
 func (m Model) submit() (Model, tea.Cmd) {
@@ -437,16 +458,49 @@ func (m *Model) setText(text string, cursor int) {
 	m.moved = true
 }
 
-// moveTo puts the cursor on text line row at rune col (textarea has no call
-// for it: down a row at a time from the top).
+// moveTo puts the cursor on text line row at rune col. textarea has no call
+// for it, only moves a row at a time that each measure the text, so it goes
+// from the nearer end: SetValue leaves the cursor on the last line, where a
+// completion or a search match usually is.
 func (m *Model) moveTo(row, col int) {
-	m.ta.MoveToBegin()
-	for m.ta.Line() < row {
+	if last := m.ta.LineCount() - 1; row > last/2 {
+		m.ta.MoveToEnd()
+		for m.ta.Line() > row {
+			r, c := m.ta.Line(), m.ta.Column()
+			m.ta.CursorUp()
+			if m.ta.Line() == r && m.ta.Column() == c {
+				break
+			}
+		}
+	} else {
+		m.ta.MoveToBegin()
+		for m.ta.Line() < row {
+			r, c := m.ta.Line(), m.ta.Column()
+			m.ta.CursorDown()
+			if m.ta.Line() == r && m.ta.Column() == c {
+				break
+			}
+		}
+	}
+	m.ta.SetCursorColumn(col)
+}
+
+// fillBox scrolls the box so that the cursor is on its last row when the box
+// shows rows past the end of the text: up a box's height, which scrolls the
+// box onto the cursor's new row, and back down as many rows.
+func (m *Model) fillBox() {
+	col := m.ta.Column()
+	up := 0
+	for range m.o.MaxHeight - 1 {
 		r, c := m.ta.Line(), m.ta.Column()
-		m.ta.CursorDown()
+		m.ta.CursorUp()
 		if m.ta.Line() == r && m.ta.Column() == c {
 			break
 		}
+		up++
+	}
+	for range up {
+		m.ta.CursorDown()
 	}
 	m.ta.SetCursorColumn(col)
 }
@@ -468,8 +522,7 @@ func (m *Model) settle() {
 		box, n, short = m.renderBox()
 	}
 	if short && m.ta.ScrollYOffset() > 0 {
-		m.moveTo(m.ta.Line(), m.ta.Column()) // from the top: the cursor ends on the last row
-		m.ta.SetHeight(m.ta.Height())
+		m.fillBox()
 		box, n, short = m.renderBox()
 	}
 	if h := min(n+2, m.o.MaxHeight); short && h != m.ta.Height() {

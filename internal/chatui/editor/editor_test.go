@@ -166,6 +166,45 @@ func TestEditing(t *testing.T) {
 	}
 }
 
+func TestGraphemeClusters(t *testing.T) {
+	const (
+		thumb  = "👍🏽"              // emoji and skin tone
+		flag   = "🇫🇷"              // two regional indicators
+		family = "👨\u200d👩\u200d👧" // ZWJ sequence
+		accent = "e\u0301"         // e and a combining acute
+	)
+	tests := []struct {
+		name string
+		keys []tea.Msg
+		want string
+	}{
+		{name: "left over a skin tone", keys: in("a"+thumb, kLeft, "|"), want: "a|" + thumb},
+		{name: "left over a flag", keys: in(flag+flag, kLeft, "|"), want: flag + "|" + flag},
+		{name: "left over a family", keys: in("x"+family+"y", kLeft, kLeft, "|"), want: "x|" + family + "y"},
+		{name: "right over a family", keys: in(family+"y", kHome, kRight, "|"), want: family + "|y"},
+		{name: "left over an accent", keys: in("d"+accent, kLeft, "|"), want: "d|" + accent},
+		{name: "backspace deletes the whole emoji", keys: in("a"+thumb, kBackspace), want: "a"},
+		{name: "backspace deletes the whole family", keys: in("a"+family, kBackspace), want: "a"},
+		{name: "delete deletes the whole flag", keys: in(flag+"b", kHome, tea.KeyPressMsg{Code: tea.KeyDelete}), want: "b"},
+		{name: "up lands after a cluster", keys: in(thumb+thumb, kAltEnter, "abc", kUp, "|"), want: thumb + "|" + thumb + "\nabc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Options{Width: 40})
+			m, _ = run(m, tt.keys)
+			if m.Value() != tt.want {
+				t.Errorf("value %q, want %q", m.Value(), tt.want)
+			}
+		})
+	}
+	// The real cursor sits after the emoji's two columns.
+	m := New(Options{Prompt: "> ", Width: 40, RealCursor: true})
+	m, _ = run(m, in(thumb+"a", kLeft, kLeft))
+	if c := m.Cursor(); c == nil || c.X != 2 {
+		t.Errorf("cursor %+v, want at column 2 before the emoji", c)
+	}
+}
+
 func TestCtrlLClearsScreen(t *testing.T) {
 	m := New(Options{Width: 40})
 	m, msgs := run(m, in("abc", ctrl('l')))
@@ -198,6 +237,22 @@ func TestPaste(t *testing.T) {
 				t.Errorf("left %q behind", m.Value())
 			}
 		})
+	}
+}
+
+// textarea holds 10,000 lines: a longer paste is cut there, and said so.
+func TestPasteOverTheLineLimit(t *testing.T) {
+	m := New(Options{Width: 60})
+	m, msgs := run(m, in(tea.PasteMsg{Content: strings.Repeat("l\n", 10499) + "l"}))
+	if got := strings.Count(m.Value(), "\n") + 1; got != 10000 {
+		t.Errorf("%d lines kept, want 10000", got)
+	}
+	if len(msgs) != 1 || msgs[0] != (PasteCutMsg{Lines: 10500, Kept: 10000}) {
+		t.Errorf("messages %#v, want a PasteCutMsg", msgs)
+	}
+	m.Reset()
+	if _, msgs := run(m, in(tea.PasteMsg{Content: strings.Repeat("l\n", 9999)})); len(msgs) != 0 {
+		t.Errorf("a paste of 10,000 lines: messages %#v, want none", msgs)
 	}
 }
 
