@@ -225,9 +225,16 @@ func (m Model) Cursor() *tea.Cursor {
 	return c
 }
 
-// Update handles a message: keys and pastes edit, the rest goes to textarea.
+// Update handles a message: keys and pastes edit. Other messages are not the
+// editor's (its cursor does not blink, the clipboard is the terminal's), and
+// are ignored without a render, so a chat may pass it everything.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !m.ta.Focused() {
+		return m, nil
+	}
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+	default:
 		return m, nil
 	}
 	m, cmd := m.update(msg)
@@ -254,9 +261,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.ta, cmd = m.ta.Update(tea.PasteMsg{Content: text})
 		return m, tea.Batch(cmd, cut)
 	}
-	var cmd tea.Cmd
-	m.ta, cmd = m.ta.Update(msg)
-	return m, cmd
+	return m, nil
 }
 
 func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
@@ -551,6 +556,9 @@ func (m Model) View() string {
 		v = m.memo.s
 	} else {
 		v, _, _ = m.renderBox()
+		if m.memo != nil {
+			*m.memo = viewMemo{s: v, ok: true}
+		}
 	}
 	switch {
 	case m.search.active:

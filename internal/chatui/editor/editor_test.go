@@ -205,6 +205,27 @@ func TestGraphemeClusters(t *testing.T) {
 	}
 }
 
+// Messages that are not keys or pastes leave the editor as it was.
+func TestOtherMessagesIgnored(t *testing.T) {
+	m := New(Options{Prompt: "> ", Width: 40})
+	m, _ = run(m, in("abc"))
+	before := m.View()
+	m, msgs := run(m, in(tea.WindowSizeMsg{Width: 10, Height: 5}, tea.MouseWheelMsg{Button: tea.MouseWheelDown}, struct{}{}))
+	if m.View() != before || len(msgs) != 0 {
+		t.Errorf("view %q, messages %v, want %q and none", m.View(), msgs, before)
+	}
+	m.Blur()
+	m, _ = run(m, in("x", tea.PasteMsg{Content: "y"}))
+	if m.Value() != "abc" {
+		t.Errorf("a blurred editor took input: %q", m.Value())
+	}
+	m.Focus()
+	m, _ = run(m, in("d"))
+	if m.Value() != "abcd" {
+		t.Errorf("focused again: %q", m.Value())
+	}
+}
+
 func TestCtrlLClearsScreen(t *testing.T) {
 	m := New(Options{Width: 40})
 	m, msgs := run(m, in("abc", ctrl('l')))
