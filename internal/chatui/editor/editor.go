@@ -171,6 +171,24 @@ func (m *Model) SetWidth(w int) {
 	m.settle()
 }
 
+// SetCompleter replaces Tab's completer (the plugins' commands arrive after
+// the editor is made); nil turns completion off.
+func (m *Model) SetCompleter(c Completer) {
+	m.o.Complete = c
+	m.closeMenu()
+	m.memo = &viewMemo{}
+}
+
+// SetPrompt replaces the prompt (the chat may show its state in it).
+func (m *Model) SetPrompt(p string) {
+	m.o.Prompt = p
+	m.promptW = lipgloss.Width(p)
+	m.indent = strings.Repeat(" ", m.promptW)
+	m.ta.SetWidth(m.textWidth())
+	m.moved = true
+	m.settle()
+}
+
 // Width is the editor's width in columns.
 func (m Model) Width() int { return m.o.Width }
 

@@ -226,6 +226,25 @@ func TestOtherMessagesIgnored(t *testing.T) {
 	}
 }
 
+func TestSetPromptAndCompleter(t *testing.T) {
+	m := New(Options{Prompt: "> ", Width: 20})
+	m, _ = run(m, in("/he", kTab))
+	if m.Value() != "/he" {
+		t.Fatalf("no completer: %q", m.Value())
+	}
+	m.SetCompleter(SlashCompleter(commands))
+	m, _ = run(m, in(kTab))
+	if m.Value() != "/help " {
+		t.Errorf("after SetCompleter: %q", m.Value())
+	}
+	m.SetPrompt("busy ❯ ")
+	m, _ = run(m, in(strings.Repeat("x", 12)))
+	lines := strings.Split(m.View(), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "busy ❯ /help ") || !strings.HasPrefix(lines[1], "       x") {
+		t.Errorf("view after SetPrompt:\n%s", m.View())
+	}
+}
+
 func TestCtrlLClearsScreen(t *testing.T) {
 	m := New(Options{Width: 40})
 	m, msgs := run(m, in("abc", ctrl('l')))
