@@ -485,10 +485,12 @@ func TestViews(t *testing.T) {
 		{Text: "/memo", Hint: "<text> (plugin memo)"}, {Text: "/new", Hint: "a new session"},
 	})
 	tests := []struct {
-		name  string
-		color bool
-		width int
-		keys  []tea.Msg
+		name      string
+		color     bool
+		blur      bool
+		width     int
+		maxHeight int
+		keys      []tea.Msg
 	}{
 		{name: "empty", width: 30},
 		{name: "typed", width: 30, keys: in("hello")},
@@ -502,11 +504,19 @@ func TestViews(t *testing.T) {
 		{name: "color typed", color: true, width: 30, keys: in("hello", kLeft)},
 		{name: "color menu", color: true, width: 40, keys: in("/", kTab, kTab)},
 		{name: "color search", color: true, width: 60, keys: in(ctrl('r'), "git")},
+		{name: "search with help", width: 80, keys: in(ctrl('r'), "st")},
+		{name: "scrolled to the end", width: 30, maxHeight: 3, keys: in(tea.PasteMsg{Content: "one\ntwo\nthree\nfour\nfive"})},
+		{name: "scrolled to the top", width: 30, maxHeight: 3, keys: in(tea.PasteMsg{Content: "one\ntwo\nthree\nfour\nfive"}, kUp, kUp, kUp, kUp)},
+		{name: "blurred", width: 30, blur: true, keys: in("not focused")},
+		{name: "color blurred", color: true, width: 30, blur: true, keys: in("not focused")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := New(Options{History: newHistory(t, h...), Complete: slash, Prompt: "❯ ", Width: tt.width, Color: tt.color})
+			m := New(Options{History: newHistory(t, h...), Complete: slash, Prompt: "❯ ", Width: tt.width, Color: tt.color, MaxHeight: tt.maxHeight})
 			m, _ = run(m, tt.keys)
+			if tt.blur {
+				m.Blur()
+			}
 			golden.RequireEqual(t, m.View())
 		})
 	}
