@@ -35,10 +35,11 @@ var tiers = map[string]int{
 	// 2: what plugins and tools are.
 	"internal/plugins/manifest": 2, "internal/tools": 2, "internal/session": 2, "pkg/pluginsdk": 2,
 	"internal/plugins/runtime/pipeio": 2, "internal/protocoltest": 2, "internal/llm/llmtest": 2,
-	"internal/cluster":    2, // PostgreSQL queue, leases, leader election, membership (issue 19)
-	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
-	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
-	"internal/pluginsui":  2, // the `hermes plugins` screen (Bubble Tea; rows in, picks out)
+	"internal/cluster":       2, // PostgreSQL queue, leases, leader election, membership (issue 19)
+	"internal/skills":        2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
+	"internal/shellhooks":    2, // config.yaml's hooks: commands, their consent and how they run
+	"internal/pluginsui":     2, // the `hermes plugins` screen (Bubble Tea; rows in, picks out)
+	"internal/chatui/editor": 2, // the chat's input line editor (Bubble Tea component, history file)
 	// Platform adapters: the seam and leaves only (gateway_test.go).
 	"internal/gateway/discord":  2,
 	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
