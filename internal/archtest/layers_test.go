@@ -38,6 +38,8 @@ var tiers = map[string]int{
 	"internal/skills":     2, // SKILL.md skills: frontmatter, the catalog, skills_list/skill_view results
 	"internal/shellhooks": 2, // config.yaml's hooks: commands, their consent and how they run
 	"internal/pluginsui":  2, // the `hermes plugins` screen (Bubble Tea; rows in, picks out)
+	// streamed markdown of the chat: blocks rendered once, only the open one again (termsafe only)
+	"internal/chatui/mdstream": 2,
 	// Platform adapters: the seam and leaves only (gateway_test.go).
 	"internal/gateway/discord":  2,
 	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
