@@ -352,12 +352,17 @@ func (s *Stream) renderBlock(k kind, block []string) []string {
 	}
 	// glamour runs the paragraphs of a loose item together ("amore" for
 	// "- a\n\n  more"), so only the item's first part goes to it as a list;
-	// what follows the first blank line is rendered on its own, as the
-	// item's content, and indented under it.
+	// what follows the first blank line or fence is rendered on its own, as
+	// the item's content, and indented under it (a fence there is then
+	// highlighted as top-level ones are).
 	head, rest := block, []string(nil)
-	for i, l := range block {
+	for i, l := range block[1:] {
 		if isBlank(l) {
-			head, rest = block[:i], block[i+1:]
+			head, rest = block[:i+1], block[i+2:]
+			break
+		}
+		if _, ok := openFence(l[min(indentOf(l), s.item.content):]); ok && indentOf(l) >= s.item.content {
+			head, rest = block[:i+1], block[i+1:]
 			break
 		}
 	}

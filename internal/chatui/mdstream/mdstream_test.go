@@ -296,3 +296,12 @@ func TestReasoning(t *testing.T) {
 		t.Errorf("coloured reasoning should be the same text, faint: %q", col)
 	}
 }
+
+func TestFenceInItem(t *testing.T) {
+	md := "1. Run:\n   ```sh\n   make test\n   ```\n2. Then:\n\n   more text\n"
+	got := Render(md, Options{Width: 40})
+	want := "  1. Run:\n\n       make test\n  2. Then:\n\n     more text"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
