@@ -155,6 +155,8 @@ type item struct {
 	delim   byte // the bullet, or '.' / ')' after the number
 	num     int  // the number of an ordered item
 	numEnd  int  // where the number ends in the line
+
+	renumbered bool // num is the number to show (a tail's guess), not the source's
 }
 
 // listItem parses l as a list item's first line.

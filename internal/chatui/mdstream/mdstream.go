@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
 
@@ -71,6 +73,11 @@ type Stream struct {
 	inList   bool // ...if this is set
 	loose    bool // a blank line came after that item
 	nextNum  int  // the number the next item of that ordered list shows
+
+	// tight: a blank line goes between blocks only where the source had
+	// one (the content of a list item). lastBlank: the last line was blank;
+	// blankBefore: the open block came after a blank line.
+	tight, lastBlank, blankBefore bool
 
 	tail      string
 	tailValid bool
@@ -146,34 +153,80 @@ func (s *Stream) Tail() string {
 	s.tail = ""
 	partial := expandTabs(strings.TrimSuffix(s.clean.String(), "\r"))
 	if s.code != nil {
-		if partial != "" {
+		// A line of fence characters may be the closing fence: shown as
+		// code it would flash for a delta and go.
+		if t := strings.TrimSpace(partial); partial != "" && (t == "" || strings.Trim(t, string(s.fence.char)) != "" || indentOf(partial) > 3) {
 			s.tail = strings.Join(s.code.lines(s.fence.content(partial)), "\n")
 		}
 		return s.tail
 	}
-	src := s.block
-	if partial != "" {
-		src = append(src[:len(src):len(src)], partial)
-	}
-	if isBlank(strings.Join(src, "")) {
-		return ""
-	}
-	k := s.kind
-	if k == kNone {
-		k = kPara
-		if it, ok := listItem(partial); ok {
-			k, s.item = kItem, it
+	var lines []string
+	if partial != "" && s.kind != kNone && s.startsNew(partial) {
+		// The partial line will start a block of its own: show it so now,
+		// not as a part of the open block for a delta.
+		lines = s.tailBlock(s.kind, s.item, s.sepBefore(s.kind, s.item, s.blankBefore), s.block)
+		k, it := kindOf(partial)
+		sep := !s.tight || s.lastBlank
+		if k == kItem && s.kind == kItem && s.item.sameList(it) {
+			sep = s.lastBlank
+			it.num = s.numberFor(s.item) + 1
+			it.renumbered = true
 		}
-	}
-	lines := s.renderBlock(k, src)
-	if len(lines) == 0 {
-		return ""
-	}
-	if sep := s.sepBefore(k); sep {
-		lines = append([]string{""}, lines...)
+		lines = append(lines, s.tailBlock(k, it, sep, []string{partial})...)
+	} else {
+		src := s.block
+		if partial != "" {
+			src = append(src[:len(src):len(src)], partial)
+		}
+		k, it, blankBefore := s.kind, s.item, s.blankBefore
+		if k == kNone {
+			k, it = kindOf(partial)
+			blankBefore = s.lastBlank
+		}
+		lines = s.tailBlock(k, it, s.sepBefore(k, it, blankBefore), src)
 	}
 	s.tail = strings.Join(lines, "\n")
 	return s.tail
+}
+
+// kindOf is the kind of block line l starts (not a fence, a heading or a
+// break: those are final as soon as their line is).
+func kindOf(l string) (kind, item) {
+	if isQuote(l) {
+		return kQuote, item{}
+	}
+	if it, ok := listItem(l); ok {
+		return kItem, it
+	}
+	return kPara, item{}
+}
+
+// tailBlock renders src as a block of the tail, a blank line before it if sep.
+func (s *Stream) tailBlock(k kind, it item, sep bool, src []string) []string {
+	if isBlank(strings.Join(src, "")) {
+		return nil
+	}
+	lines := s.renderBlock(k, it, src)
+	if sep && len(lines) > 0 {
+		lines = append([]string{""}, lines...)
+	}
+	return lines
+}
+
+// startsNew reports whether line l, once complete, ends the open block and
+// starts another (as line decides).
+func (s *Stream) startsNew(l string) bool {
+	switch s.kind {
+	case kPara, kQuote, kTable:
+		return !isBlank(l) && s.interrupts(l) && !(s.kind == kPara && isSetext(l))
+	case kItem:
+		if isBlank(l) || indentOf(l) >= s.item.content {
+			return false
+		}
+		_, isItem := listItem(l)
+		return isItem || isBlank(s.block[len(s.block)-1]) || s.interrupts(l)
+	}
+	return false
 }
 
 // line handles one complete line of sanitised text.
@@ -189,6 +242,8 @@ func (s *Stream) line(l string) {
 		return
 	}
 	blank := isBlank(l)
+	prevBlank := s.lastBlank
+	s.lastBlank = blank
 	switch s.kind {
 	case kPara, kQuote, kTable:
 		if blank {
@@ -233,6 +288,7 @@ func (s *Stream) line(l string) {
 		}
 		return
 	}
+	s.blankBefore = prevBlank
 	s.start(l)
 }
 
@@ -261,7 +317,7 @@ func (s *Stream) start(l string) {
 		return
 	}
 	if f, ok := openFence(l); ok {
-		if s.sepBefore(kPara) {
+		if s.sepBefore(kPara, item{}, s.blankBefore) {
 			s.out = append(s.out, "")
 		}
 		s.blocks++
@@ -305,8 +361,8 @@ func (s *Stream) finish() {
 
 // emit renders a complete block and appends its lines to the output.
 func (s *Stream) emit(k kind, block []string) {
-	lines := s.renderBlock(k, block)
-	if s.sepBefore(k) {
+	lines := s.renderBlock(k, s.item, block)
+	if s.sepBefore(k, s.item, s.blankBefore) {
 		s.out = append(s.out, "")
 	}
 	s.out = append(s.out, lines...)
@@ -322,71 +378,78 @@ func (s *Stream) emit(k kind, block []string) {
 	}
 }
 
-// sepBefore reports whether a blank line goes before a block of kind k:
-// between all blocks but the items of one tight list.
-func (s *Stream) sepBefore(k kind) bool {
-	if s.blocks == 0 {
+// sepBefore reports whether a blank line goes before a block of kind k
+// (item it, after a blank line or not): between all blocks but the items of
+// one tight list, and in tight content only where the source had one.
+func (s *Stream) sepBefore(k kind, it item, blankBefore bool) bool {
+	if s.blocks == 0 || (s.tight && !blankBefore) {
 		return false
 	}
-	return k != kItem || !s.inList || s.loose || !s.lastItem.sameList(s.item)
+	return k != kItem || !s.inList || s.loose || !s.lastItem.sameList(it)
 }
 
-// renderBlock renders block (kind k) with glamour. An item of an ordered list
-// is renumbered first: each item is rendered on its own, and markdown lets
-// every item say "1.".
-func (s *Stream) renderBlock(k kind, block []string) []string {
-	if k == kItem && s.item.ordered {
-		n := s.item.num
-		if s.inList && s.lastItem.sameList(s.item) {
-			n = s.nextNum
-		}
-		first := block[0]
-		renum := first[:s.item.indent] + strconv.Itoa(n) + first[s.item.numEnd:]
-		block = append([]string{renum}, block[1:]...)
+// numberFor is the number item it shows: its own, or the next of the list
+// it continues.
+func (s *Stream) numberFor(it item) int {
+	if it.renumbered || !s.inList || !s.lastItem.sameList(it) {
+		return it.num
 	}
-	if k == kQuote {
+	return s.nextNum
+}
+
+// renderBlock renders block (kind k): with glamour, but for the list items
+// and quotes, whose content is rendered as a document of its own.
+func (s *Stream) renderBlock(k kind, it item, block []string) []string {
+	switch k {
+	case kQuote:
 		return s.renderQuote(block)
+	case kItem:
+		return s.renderItem(it, block)
 	}
-	if k != kItem {
-		return s.r.render(strings.Join(block, "\n")+"\n", s.o.Color)
+	return s.r.render(strings.Join(block, "\n")+"\n", s.o.Color)
+}
+
+// renderItem renders one list item: its marker, then its content (the
+// lines with the item's indentation removed) rendered at the width that is
+// left and hung under the marker. glamour renders items too, but runs the
+// paragraphs of a loose item together ("amore" for "- a\n\n  more") and
+// wraps a long item back to the margin. An ordered item is numbered from
+// the list's first: each item is rendered on its own, and markdown lets
+// every item say "1.".
+func (s *Stream) renderItem(it item, block []string) []string {
+	marker := "• "
+	if it.ordered {
+		marker = strconv.Itoa(s.numberFor(it)) + string(it.delim) + " "
 	}
-	// glamour runs the paragraphs of a loose item together ("amore" for
-	// "- a\n\n  more"), so only the item's first part goes to it as a list;
-	// what follows the first blank line or fence is rendered on its own, as
-	// the item's content, and indented under it (a fence there is then
-	// highlighted as top-level ones are).
-	head, rest := block, []string(nil)
-	for i, l := range block[1:] {
-		if isBlank(l) {
-			head, rest = block[:i+1], block[i+2:]
-			break
-		}
-		if _, ok := openFence(l[min(indentOf(l), s.item.content):]); ok && indentOf(l) >= s.item.content {
-			head, rest = block[:i+1], block[i+1:]
-			break
-		}
-	}
-	lines := s.r.render(strings.Join(head, "\n")+"\n", s.o.Color)
-	if len(rest) == 0 {
-		return lines
-	}
-	off := s.item.content - s.item.indent
 	var src strings.Builder
-	for _, l := range rest {
-		src.WriteString(l[min(indentOf(l), s.item.content):])
+	for i, l := range block {
+		if i == 0 {
+			l = l[min(len(l), it.content):]
+		} else {
+			l = l[min(indentOf(l), it.content):]
+		}
+		src.WriteString(l)
 		src.WriteByte('\n')
 	}
-	sub := New(Options{Width: s.o.Width - off, Color: s.o.Color})
+	w := ansi.StringWidth(marker)
+	sub := New(Options{Width: s.o.Width - w, Color: s.o.Color})
+	sub.tight = true
 	body := append(sub.Write(src.String()), sub.Close()...)
-	lines = append(lines, "")
-	pad := strings.Repeat(" ", off)
-	for _, l := range body {
-		if l != "" {
-			l = pad + l
-		}
-		lines = append(lines, l)
+	if len(body) == 0 {
+		body = []string{""}
 	}
-	return lines
+	pad := strings.Repeat(" ", w)
+	for i, l := range body {
+		l = strings.TrimPrefix(l, "  ")
+		switch {
+		case i == 0:
+			l = "  " + marker + l
+		case l != "":
+			l = "  " + pad + l
+		}
+		body[i] = strings.TrimRight(l, " ")
+	}
+	return body
 }
 
 // renderQuote renders a block quote: its content (markers removed) as a

@@ -300,8 +300,38 @@ func TestReasoning(t *testing.T) {
 func TestFenceInItem(t *testing.T) {
 	md := "1. Run:\n   ```sh\n   make test\n   ```\n2. Then:\n\n   more text\n"
 	got := Render(md, Options{Width: 40})
-	want := "  1. Run:\n\n       make test\n  2. Then:\n\n     more text"
+	want := "  1. Run:\n       make test\n  2. Then:\n\n     more text"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// At every byte of a message, the final lines and the tail show what the
+// message so far renders to: the tail does not flicker into a shape the
+// next delta undoes (blank lines at the end aside).
+func TestTailMatchesRender(t *testing.T) {
+	trim := func(s string) string { return strings.TrimRight(s, "\n") }
+	for _, d := range docs {
+		for _, color := range []bool{false, true} {
+			o := Options{Width: 40, Color: color}
+			s := New(o)
+			var final []string
+			for i, r := range d.md { // a rune at a time: a split one is held, and Render would show it escaped
+				final = append(final, s.Write(string(r))...)
+				i += utf8.RuneLen(r) - 1
+				shown := final
+				if tl := s.Tail(); tl != "" {
+					shown = append(shown[:len(shown):len(shown)], strings.Split(tl, "\n")...)
+				}
+				partial := strings.TrimSpace(d.md[strings.LastIndexByte(d.md[:i+1], '\n')+1 : i+1])
+				if partial != "" && (strings.Trim(partial, "`") == "" || strings.Trim(partial, "~") == "") {
+					continue // maybe a closing fence: the tail waits for the line's end
+				}
+				got, want := trim(strings.Join(shown, "\n")), trim(Render(d.md[:i+1], o))
+				if got != want {
+					t.Fatalf("%s color=%v after %q:\n got %q\nwant %q", d.name, color, d.md[:i+1], got, want)
+				}
+			}
+		}
 	}
 }
