@@ -215,3 +215,93 @@ func isDelimRow(l string) bool {
 	}
 	return true
 }
+
+// escapeAngles puts a backslash before each '<' outside code spans and
+// autolinks. glamour drops raw HTML, and in a model's prose a '<' is far
+// more often Vec<String> or a <placeholder> than markup: shown as text it
+// is what the model wrote.
+func escapeAngles(src string) string {
+	if !strings.Contains(src, "<") {
+		return src
+	}
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	for i := 0; i < len(src); {
+		switch c := src[i]; {
+		case c == '\\' && i+1 < len(src):
+			b.WriteString(src[i : i+2]) // an escape already: keep both bytes
+			i += 2
+		case c == '`':
+			n := 0
+			for i+n < len(src) && src[i+n] == '`' {
+				n++
+			}
+			if end := closingTicks(src[i+n:], n); end >= 0 {
+				b.WriteString(src[i : i+n+end+n]) // a code span is literal
+				i += n + end + n
+			} else {
+				b.WriteString(src[i : i+n])
+				i += n
+			}
+		case c == '<' && !isAutolink(src[i:]):
+			b.WriteString(`\<`)
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// closingTicks is where a run of exactly n backticks starts in s, or -1.
+func closingTicks(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		if j-i == n {
+			return i
+		}
+		i = j
+	}
+	return -1
+}
+
+// isAutolink reports whether s starts with <scheme:...> or <user@host>.
+func isAutolink(s string) bool {
+	end := strings.IndexByte(s, '>')
+	if end < 0 {
+		return false
+	}
+	in := s[1:end]
+	if in == "" || strings.ContainsAny(in, " <\n") {
+		return false
+	}
+	if scheme, _, ok := strings.Cut(in, ":"); ok && len(scheme) >= 2 {
+		for _, r := range scheme {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '.' || r == '-') {
+				return false
+			}
+		}
+		return true
+	}
+	return strings.Contains(in, "@")
+}
+
+// textTabs is expandTabs for a line outside code: the indentation is
+// expanded by columns (it decides what the line is), a tab after it becomes
+// four spaces wherever it stands, so that a paragraph cut mid-line (see
+// para.go) gives the same text as when it is not.
+func textTabs(l string) string {
+	if !strings.Contains(l, "\t") {
+		return l
+	}
+	ind := len(l) - len(strings.TrimLeft(l, " \t"))
+	return expandTabs(l[:ind]) + strings.ReplaceAll(l[ind:], "\t", "    ")
+}

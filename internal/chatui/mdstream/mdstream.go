@@ -79,8 +79,39 @@ type Stream struct {
 	// blankBefore: the open block came after a blank line.
 	tight, lastBlank, blankBefore bool
 
+	depth int // how many items and quotes this stream's text is inside
+
+	// contNext: the last block was a paragraph cut short (para.go), so a
+	// paragraph after it is its rest; forcePara: the text that follows is
+	// the rest of that paragraph's line, whatever it looks like.
+	contNext, forcePara bool
+
 	tail      string
 	tailValid bool
+}
+
+// maxDepth bounds the nesting rendered as sub-documents: deeper than this
+// (a model answering "- - - - …") glamour draws the block by itself, so a
+// line of markers cannot make a Stream per marker.
+const maxDepth = 8
+
+// flat is block as wrapped text, its markup shown as written: what is left
+// of a block nested deeper than maxDepth. glamour is not given it, since it
+// slows down steeply with depth once the indentation nears the width.
+func flat(block []string, width int) []string {
+	text := strings.Join(strings.Fields(strings.Join(block, " ")), " ")
+	lines := strings.Split(ansi.Wrap(text, max(width-4, 8), ""), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// sub is a Stream for the content of an item or quote, width columns wide.
+func (s *Stream) sub(width int) *Stream {
+	n := New(Options{Width: width, Color: s.o.Color})
+	n.depth = s.depth + 1
+	return n
 }
 
 // New returns a Stream that renders with o.
@@ -138,7 +169,7 @@ func (s *Stream) cutLines() {
 		s.line(string(b[:i]))
 		b = b[i+1:]
 	}
-	rest := string(b)
+	rest := s.cutPartial(string(b))
 	s.clean.Reset()
 	s.clean.WriteString(rest)
 }
@@ -151,8 +182,9 @@ func (s *Stream) Tail() string {
 	}
 	s.tailValid = true
 	s.tail = ""
-	partial := expandTabs(strings.TrimSuffix(s.clean.String(), "\r"))
+	partial := strings.TrimSuffix(s.clean.String(), "\r")
 	if s.code != nil {
+		partial = expandTabs(partial)
 		// A line of fence characters may be the closing fence: shown as
 		// code it would flash for a delta and go.
 		if t := strings.TrimSpace(partial); partial != "" && (t == "" || strings.Trim(t, string(s.fence.char)) != "" || indentOf(partial) > 3) {
@@ -160,8 +192,14 @@ func (s *Stream) Tail() string {
 		}
 		return s.tail
 	}
+	partial = textTabs(partial)
 	var lines []string
-	if partial != "" && s.kind != kNone && s.startsNew(partial) {
+	if s.forcePara {
+		// the rest of a cut paragraph's line
+		if partial = strings.TrimLeft(partial, " "); partial != "" {
+			lines = s.tailBlock(kPara, item{}, s.sepBefore(kPara, item{}, false), []string{partial})
+		}
+	} else if partial != "" && s.kind != kNone && s.startsNew(partial) {
 		// The partial line will start a block of its own: show it so now,
 		// not as a part of the open block for a delta.
 		lines = s.tailBlock(s.kind, s.item, s.sepBefore(s.kind, s.item, s.blankBefore), s.block)
@@ -231,8 +269,9 @@ func (s *Stream) startsNew(l string) bool {
 
 // line handles one complete line of sanitised text.
 func (s *Stream) line(l string) {
-	l = expandTabs(strings.TrimSuffix(l, "\r"))
+	l = strings.TrimSuffix(l, "\r")
 	if s.code != nil {
+		l = expandTabs(l)
 		if s.fence.closes(l) {
 			s.code = nil
 			s.inList = false
@@ -241,7 +280,17 @@ func (s *Stream) line(l string) {
 		s.out = append(s.out, s.code.lines(s.fence.content(l))...)
 		return
 	}
+	l = textTabs(l)
 	blank := isBlank(l)
+	if s.forcePara {
+		// the rest of a line whose paragraph was cut (para.go)
+		s.forcePara = false
+		if l = strings.TrimLeft(l, " "); l != "" {
+			s.lastBlank = false
+			s.addPara(l)
+			return
+		}
+	}
 	prevBlank := s.lastBlank
 	s.lastBlank = blank
 	switch s.kind {
@@ -263,6 +312,10 @@ func (s *Stream) line(l string) {
 		if s.interrupts(l) {
 			s.finish()
 			break
+		}
+		if s.kind == kPara {
+			s.addPara(l)
+			return
 		}
 		s.block = append(s.block, l)
 		return
@@ -310,6 +363,9 @@ func (s *Stream) interrupts(l string) bool {
 
 // start begins a block with its first line l (not blank).
 func (s *Stream) start(l string) {
+	if _, isFence := openFence(l); isFence || isHeading(l) || isBreak(l) {
+		s.contNext = false // not the rest of a cut paragraph
+	}
 	switch {
 	case isHeading(l) || isBreak(l):
 		s.emit(kPara, []string{l})
@@ -326,15 +382,11 @@ func (s *Stream) start(l string) {
 		s.code = newHighlighter(f.lang, s.o.Width, s.o.Color)
 		return
 	}
-	s.block = []string{l}
-	switch {
-	case isQuote(l):
-		s.kind = kQuote
-	default:
-		s.kind = kPara
-		if it, ok := listItem(l); ok {
-			s.kind, s.item = kItem, it
-		}
+	if k, it := kindOf(l); k == kPara {
+		s.addPara(l)
+	} else {
+		s.contNext = false
+		s.kind, s.item, s.block = k, it, []string{l}
 	}
 }
 
@@ -367,6 +419,7 @@ func (s *Stream) emit(k kind, block []string) {
 	}
 	s.out = append(s.out, lines...)
 	s.blocks++
+	s.contNext = false
 	if k == kItem {
 		if !s.inList || !s.lastItem.sameList(s.item) {
 			s.nextNum = s.item.num
@@ -382,7 +435,7 @@ func (s *Stream) emit(k kind, block []string) {
 // (item it, after a blank line or not): between all blocks but the items of
 // one tight list, and in tight content only where the source had one.
 func (s *Stream) sepBefore(k kind, it item, blankBefore bool) bool {
-	if s.blocks == 0 || (s.tight && !blankBefore) {
+	if s.blocks == 0 || (k == kPara && s.contNext) || (s.tight && !blankBefore) {
 		return false
 	}
 	return k != kItem || !s.inList || s.loose || !s.lastItem.sameList(it)
@@ -400,13 +453,20 @@ func (s *Stream) numberFor(it item) int {
 // renderBlock renders block (kind k): with glamour, but for the list items
 // and quotes, whose content is rendered as a document of its own.
 func (s *Stream) renderBlock(k kind, it item, block []string) []string {
+	if s.depth >= maxDepth {
+		return flat(block, s.o.Width)
+	}
 	switch k {
 	case kQuote:
 		return s.renderQuote(block)
 	case kItem:
 		return s.renderItem(it, block)
 	}
-	return s.r.render(strings.Join(block, "\n")+"\n", s.o.Color)
+	src := strings.Join(block, "\n") + "\n"
+	if indentOf(block[0]) < 4 { // not indented code, which is literal
+		src = escapeAngles(src)
+	}
+	return s.r.render(src, s.o.Color)
 }
 
 // renderItem renders one list item: its marker, then its content (the
@@ -432,7 +492,7 @@ func (s *Stream) renderItem(it item, block []string) []string {
 		src.WriteByte('\n')
 	}
 	w := ansi.StringWidth(marker)
-	sub := New(Options{Width: s.o.Width - w, Color: s.o.Color})
+	sub := s.sub(s.o.Width - w)
 	sub.tight = true
 	body := append(sub.Write(src.String()), sub.Close()...)
 	if len(body) == 0 {
@@ -465,7 +525,7 @@ func (s *Stream) renderQuote(block []string) []string {
 		src.WriteString(l)
 		src.WriteByte('\n')
 	}
-	sub := New(Options{Width: s.o.Width - 2, Color: s.o.Color})
+	sub := s.sub(s.o.Width - 2)
 	body := append(sub.Write(src.String()), sub.Close()...)
 	bar := "> "
 	if s.o.Color {

@@ -1,6 +1,7 @@
 package mdstream
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -331,6 +332,69 @@ func TestTailMatchesRender(t *testing.T) {
 				if got != want {
 					t.Fatalf("%s color=%v after %q:\n got %q\nwant %q", d.name, color, d.md[:i+1], got, want)
 				}
+			}
+		}
+	}
+}
+
+// Deep nesting from the model is drawn, bounded, and stays within the width.
+func TestDeepNesting(t *testing.T) {
+	for _, md := range []string{
+		strings.Repeat("- ", 3000) + "x\n",
+		strings.Repeat("> ", 3000) + "x\n",
+		strings.Repeat("1. ", 2000) + "x\n",
+	} {
+		o := Options{Width: 40, Color: true}
+		out := Render(md, o)
+		if !strings.Contains(ansi.Strip(out), "x") {
+			t.Errorf("the text is lost: %q", out)
+		}
+		if bad := unsafeSequence(out, true); bad != "" {
+			t.Errorf("output carries %q", bad)
+		}
+	}
+}
+
+// A paragraph that never ends is cut into final parts as it streams, at
+// places that depend on the text only, so the open block stays small.
+func TestLongParagraph(t *testing.T) {
+	var md strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&md, "Sentence %d has `code. with a dot` and **bold. across** and\ta [link. text](https://e.example/%d). ", i, i)
+	}
+	md.WriteString("\n\nSecond paragraph with soft breaks.\n")
+	for i := range 40 {
+		fmt.Fprintf(&md, "Line %d of the second paragraph goes on. And on.\n", i)
+	}
+	src := md.String()
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, color := range []bool{false, true} {
+		o := Options{Width: 60, Color: color}
+		want := Render(src, o)
+		checkLines(t, want, o)
+		if got := strings.Count(ansi.Strip(want), "Sentence "); got != 50 {
+			t.Fatalf("%d sentences shown, want 50", got)
+		}
+		for trial := range 3 {
+			s := New(o)
+			var lines []string
+			for rest := src; rest != ""; {
+				n := min(len(rest), 1+rng.IntN(40))
+				lines = append(lines, s.Write(rest[:n])...)
+				rest = rest[n:]
+				_ = s.Tail()
+				if open := paraLen(s.block) + s.clean.Len(); open > chunkLimit+200 {
+					t.Fatalf("the open paragraph is %d bytes", open)
+				}
+			}
+			lines = append(lines, s.Close()...)
+			if got := strings.Join(lines, "\n"); got != want {
+				t.Fatalf("color=%v trial %d: streamed output differs from Render:\n got %q\nwant %q", color, trial, got, want)
+			}
+		}
+		for i := 0; i < len(src); i += 61 {
+			if got := strings.Join(stream(o, src[:i], src[i:]), "\n"); got != want {
+				t.Fatalf("color=%v cut at %d: differs from Render", color, i)
 			}
 		}
 	}
