@@ -40,6 +40,8 @@ var tiers = map[string]int{
 	"internal/shellhooks":    2, // config.yaml's hooks: commands, their consent and how they run
 	"internal/pluginsui":     2, // the `hermes plugins` screen (Bubble Tea; rows in, picks out)
 	"internal/chatui/editor": 2, // the chat's input line editor (Bubble Tea component, history file)
+	// streamed markdown of the chat: blocks rendered once, only the open one again (termsafe only)
+	"internal/chatui/mdstream": 2,
 	// Platform adapters: the seam and leaves only (gateway_test.go).
 	"internal/gateway/discord":  2,
 	"internal/gateway/telegram": 2, // the Telegram adapter (imports platform only)
