@@ -116,6 +116,12 @@ type Memory interface {
 	AfterTurn(ctx context.Context, sessionID, userText, assistantText string)
 }
 
+// SessionSwitcher is the part of a Memory told that compaction continues a
+// session in a child (on_session_switch with the parent's id, reset false).
+type SessionSwitcher interface {
+	SessionSwitch(ctx context.Context, newID, parentID string, reset bool)
+}
+
 // LLMMiddleware is the plugin middleware around model calls (§11.4).
 type LLMMiddleware interface {
 	// Request may rewrite the request body before it is sent.

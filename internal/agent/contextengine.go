@@ -166,6 +166,9 @@ func (a *Agent) compact(ctx context.Context, s *Session, t *Turn, o CompressOpti
 		if ferr != nil {
 			return c, fmt.Errorf("could not start the session that continues the compacted one: %w", ferr)
 		}
+		if sw, ok := a.o.Memory.(SessionSwitcher); ok {
+			sw.SessionSwitch(context.WithoutCancel(ctx), id, s.ID, false)
+		}
 		s.ID = id
 		for _, m := range out {
 			a.record(ctx, s, m)

@@ -306,3 +306,52 @@ func TestGatewayCompactionKeepsTheSessionChain(t *testing.T) {
 		t.Errorf("the key's origin %q was lost in the rebinding", k.Origin)
 	}
 }
+
+// A compaction continues the conversation in a child session: the memory
+// provider is told with on_session_switch (parent id, child id, no reset)
+// and is not initialised again for the child.
+func TestGatewayCompactionSwitchesTheMemorySession(t *testing.T) {
+	big := func(tag string) string { return strings.Repeat(tag+" ", 2000/(len(tag)+1)) }
+	g := startGatewayWith(t, "model:\n  context_length: 4000\ncontext:\n  engine: trimmer\nmemory:\n  provider: sqlmem\n", "TELEGRAM_ALLOWED_USERS=1\n", map[string]string{
+		"plugins/context_engine/trimmer/__init__.py": trimmerEngine,
+		"plugins/memory/sqlmem/plugin.yaml":          "name: sqlmem\n",
+		"plugins/memory/sqlmem/__init__.py":          sqliteProvider,
+	}, llmtest.Reply{Content: big("alpha-answer")}, llmtest.Reply{Content: "bravo"}, llmtest.Reply{Content: "charlie"})
+	say(g, 1, big("ALPHA"))
+	g.waitCalls(t, "sendMessage", 1)
+	say(g, 1, big("BRAVO")) // past the threshold: compacted into a child session
+	g.waitCalls(t, "sendMessage", 2)
+	say(g, 1, "after the compaction")
+	g.waitCalls(t, "sendMessage", 3)
+	g.stop(t)
+
+	s, err := session.Open(context.Background(), session.Path(g.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, err := s.LookupKey(context.Background(), "agent:main:telegram:dm:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := s.Get(context.Background(), k.SessionID)
+	if err != nil || child.ParentID == "" {
+		t.Fatalf("session %s (%v) has no parent: no compaction happened\n%s", k.SessionID, err, g.stderr.String())
+	}
+	// Each compaction is one switch, parent to child; the last child is the
+	// session the chat's key routes to.
+	switched, err := os.ReadFile(filepath.Join(g.home, "sqlmem.switched"))
+	lines := strings.Split(strings.TrimSuffix(string(switched), "\n"), "\n")
+	if err != nil || lines[len(lines)-1] != child.ParentID+" "+child.ID+" False" {
+		t.Errorf("on_session_switch calls %q (%v), want the last to be %s → %s, no reset", switched, err, child.ParentID, child.ID)
+	}
+	for i := 1; i < len(lines); i++ {
+		if prev, cur := strings.Fields(lines[i-1]), strings.Fields(lines[i]); len(prev) < 2 || len(cur) < 1 || cur[0] != prev[1] {
+			t.Errorf("on_session_switch calls %q do not form one chain", switched)
+		}
+	}
+	init, err := os.ReadFile(filepath.Join(g.home, "sqlmem.init"))
+	if err != nil || strings.Count(string(init), "\n") != 1 {
+		t.Errorf("initialize calls %q (%v): want one, for the parent session only", init, err)
+	}
+}

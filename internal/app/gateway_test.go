@@ -87,10 +87,11 @@ func startGatewayWith(t testing.TB, config, env string, files map[string]string,
 		t.Fatal(err)
 	}
 	g.cancel, g.done, g.gw = cancel, make(chan error, 1), gw
-	go func() {
-		g.done <- gw.Run(ctx)
+	go func() { // done only once the plugins have stopped writing into home
+		err := gw.Run(ctx)
 		gw.Close()
 		f.Close()
+		g.done <- err
 	}()
 	t.Cleanup(func() { g.stop(t) })
 	g.waitCalls(t, "deleteWebhook", 1)

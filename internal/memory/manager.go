@@ -123,6 +123,11 @@ func (p Platform) BeforeTurn(ctx context.Context, sessionID string, turn int, us
 	return p.m.beforeTurn(ctx, p.name, sessionID, turn, userText)
 }
 
+// SessionSwitch is Manager.SessionSwitch.
+func (p Platform) SessionSwitch(ctx context.Context, newID, parentID string, reset bool) {
+	p.m.SessionSwitch(ctx, newID, parentID, reset)
+}
+
 // AfterTurn is Manager.AfterTurn.
 func (p Platform) AfterTurn(ctx context.Context, sessionID, userText, assistantText string) {
 	p.m.AfterTurn(ctx, sessionID, userText, assistantText)
@@ -267,6 +272,15 @@ func (m *Manager) MemoryWrite(ctx context.Context, action, target, content strin
 func (m *Manager) SessionSwitch(ctx context.Context, newID, parentID string, reset bool) {
 	if m.o.External == nil {
 		return
+	}
+	if !reset {
+		// A continuation (compaction, resume) is the provider's current
+		// session now: it was told so, and is not initialised a second time.
+		m.mu.Lock()
+		if m.inited[parentID] {
+			m.inited[newID] = true
+		}
+		m.mu.Unlock()
 	}
 	m.bounded(ctx, m.o.CallTimeout, "on_session_switch", func(ctx context.Context) error {
 		return m.o.External.OnSessionSwitch(ctx, newID, parentID, reset)
