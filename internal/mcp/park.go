@@ -65,6 +65,10 @@ func (c *conn) unpark() {
 	c.probing = false
 	notify, name, life := c.m.opts.ServerChanged, c.srv.Name, c.m.lifeContext()
 	go func() {
+		// The connect that called unpark still holds c.mu; a listener that
+		// asks for the tools at once must find them, so report after it ends.
+		c.mu.Lock()
+		c.mu.Unlock() //nolint:staticcheck // an empty critical section: waiting for the connect to finish
 		if life.Err() == nil {
 			notify(name, true)
 		}
