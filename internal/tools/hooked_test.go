@@ -263,6 +263,9 @@ func TestIdleHooksAddNoAllocations(t *testing.T) {
 	idle := &Pipeline{Registry: r, Hooks: hooks.New(hooks.Options{Logger: slog.New(slog.DiscardHandler)})}
 	ctx := context.Background()
 	want := testing.AllocsPerRun(200, func() { bare.Run(ctx, c) })
+	if raceEnabled {
+		want++ // see raceEnabled: a hook payload built per call (map, closure, event) is several more
+	}
 	if got := testing.AllocsPerRun(200, func() { idle.Run(ctx, c) }); got > want {
 		t.Errorf("with an idle dispatcher a call allocates %v times, without %v", got, want)
 	}
