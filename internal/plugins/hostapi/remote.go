@@ -28,13 +28,13 @@ func (s *Session) remoteTool(rp protocol.RegisterToolParams) tools.Handler {
 			defer cancel()
 		}
 		stalls := s.h.opts.Stalls
-		early := stalls.SnapshotBefore(s.p.Process, timeout)
+		early := stalls.SnapshotBefore(s.p.Process, s.p.Python(), timeout)
 		raw, err := s.p.Call(cctx, protocol.MethodToolCall, protocol.ToolCallParams{Handle: handle, Args: args, Kwargs: kwargs, DispatchDepth: dispatchDepth(ctx)})
 		early.Stop()
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				if early != nil {
-					stalls.Report(s.p.ID(), s.p.Process(), s.p.Python(), "tool "+name, early.Text())
+					stalls.Report(s.p.ID(), s.p.Process(), s.p.Python(), "tool "+name, early)
 				}
 				s.p.Restart(fmt.Sprintf("tool %s did not answer within %s", name, timeout))
 				return "", &tools.ToolError{Type: "timeout", Message: fmt.Sprintf(
@@ -73,7 +73,7 @@ func (s *Session) remoteCheck(handle string) func(context.Context) bool {
 
 func (s *Session) remoteHook(hook, handle string) func(context.Context, map[string]any) (any, error) {
 	return func(ctx context.Context, payload map[string]any) (any, error) {
-		early := s.h.opts.Stalls.SnapshotBeforeDeadline(ctx, s.p.Process)
+		early := s.h.opts.Stalls.SnapshotBeforeDeadline(ctx, s.p.Process, s.p.Python())
 		raw, err := s.p.Call(ctx, protocol.MethodHookCall, protocol.HookCallParams{Handle: handle, Hook: hook, Kwargs: payload})
 		return s.hookResult(hook, early, raw, err)
 	}
@@ -82,7 +82,7 @@ func (s *Session) remoteHook(hook, handle string) func(context.Context, map[stri
 // remoteHookEncoded forwards a payload the dispatcher encoded once for every plugin.
 func (s *Session) remoteHookEncoded(hook, handle string) func(context.Context, []byte) (any, error) {
 	return func(ctx context.Context, payload []byte) (any, error) {
-		early := s.h.opts.Stalls.SnapshotBeforeDeadline(ctx, s.p.Process)
+		early := s.h.opts.Stalls.SnapshotBeforeDeadline(ctx, s.p.Process, s.p.Python())
 		raw, err := s.p.Call(ctx, protocol.MethodHookCall, protocol.EncodeHookCall(handle, hook, payload))
 		return s.hookResult(hook, early, raw, err)
 	}
@@ -94,7 +94,7 @@ func (s *Session) hookResult(hook string, early *runtime.StallSnapshot, raw json
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			if early != nil {
-				s.h.opts.Stalls.Report(s.p.ID(), s.p.Process(), s.p.Python(), hook+" hook", early.Text())
+				s.h.opts.Stalls.Report(s.p.ID(), s.p.Process(), s.p.Python(), hook+" hook", early)
 			}
 			// The callback is still running in the plugin; stop it for real.
 			s.p.Restart(fmt.Sprintf("%s hook timed out", hook))

@@ -29,30 +29,33 @@ type StallReporter struct {
 	Now     func() time.Time
 }
 
-// Report writes the report of what (e.g. "tool x") of plugin, whose
-// connection state at 90% of the wait was waited.
-func (r *StallReporter) Report(plugin string, proc *Process, python bool, what, waited string) {
+// Report writes the report of what (e.g. "tool x") of plugin. early is the
+// snapshot taken while the call still waited (nil: it still waits now).
+func (r *StallReporter) Report(plugin string, proc *Process, python bool, what string, early *StallSnapshot) {
 	if r == nil || !r.Enabled {
 		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "hermes: stall report: %s of plugin %s got no answer\n", what, plugin)
+	waited, dump := "(still waiting: see now)", early.dumpTaken()
+	if early != nil {
+		waited = early.Text()
+	}
 	fmt.Fprintf(&b, "connection while the call waited: %s\n", waited)
 	if proc != nil {
 		fmt.Fprintf(&b, "connection now: %s\n", proc.ConnState())
-		if python {
-			proc.RequestStackDump()
-			time.Sleep(500 * time.Millisecond) // the bridge writes its dump on the signal
+		if python && dump == nil {
+			dump = r.requestDump(proc)
 		}
 	}
 	b.WriteString("--- hermes goroutines ---\n")
 	b.Write(allStacks())
-	if proc != nil && python {
-		dump, err := os.ReadFile(filepath.Join(r.LogsDir, fmt.Sprintf("stall-%d.txt", proc.Pid())))
+	if dump != nil {
+		text, err := readSettled(dump.path, dump.from)
 		if err != nil {
 			fmt.Fprintf(&b, "--- plugin threads: %v ---\n", err)
 		} else {
-			fmt.Fprintf(&b, "--- plugin threads (pid %d) ---\n%s", proc.Pid(), dump)
+			fmt.Fprintf(&b, "--- plugin threads (pid %d) ---\n%s", dump.pid, text)
 		}
 	}
 	if r.Out != nil {
@@ -68,6 +71,23 @@ func (r *StallReporter) Report(plugin string, proc *Process, python bool, what, 
 	}
 }
 
+// threadDump is a Python plugin's thread dump asked for: the bridge appends it
+// to path, from offset from.
+type threadDump struct {
+	path string
+	from int64
+	pid  int
+}
+
+func (r *StallReporter) requestDump(proc *Process) *threadDump {
+	d := &threadDump{path: filepath.Join(r.LogsDir, fmt.Sprintf("stall-%d.txt", proc.Pid())), pid: proc.Pid()}
+	if fi, err := os.Stat(d.path); err == nil {
+		d.from = fi.Size() // an earlier report's dump: this one is appended
+	}
+	proc.RequestStackDump()
+	return d
+}
+
 // WatchSlowCall reports a call without a timeout of its own (a plugin CLI
 // command) that is still waiting after after; the returned func stops the watch.
 func (r *StallReporter) WatchSlowCall(plugin string, proc func() *Process, python bool, what string, after time.Duration) func() {
@@ -75,23 +95,27 @@ func (r *StallReporter) WatchSlowCall(plugin string, proc func() *Process, pytho
 		return func() {}
 	}
 	t := time.AfterFunc(after, func() {
-		r.Report(plugin, proc(), python, fmt.Sprintf("%s (still waiting after %s)", what, after), "(still waiting: see now)")
+		r.Report(plugin, proc(), python, fmt.Sprintf("%s (still waiting after %s)", what, after), nil)
 	})
 	return func() { t.Stop() }
 }
 
 // StallSnapshot records the connection's state at 90% of a call's timeout, while
 // the call still waits (when the report is written, the call has given up and
-// its bookkeeping is gone). A nil snapshot is a valid, empty one.
+// its bookkeeping is gone), and asks a Python plugin for its thread dump then:
+// once the call has timed out the bridge starts threads for the cancel, and a
+// dump racing a thread's creation can stop half-way. A nil snapshot is a
+// valid, empty one.
 type StallSnapshot struct {
 	timer *time.Timer
 	mu    sync.Mutex
 	state string
+	dump  *threadDump
 }
 
 // SnapshotBefore arms a snapshot for a call bounded by timeout; nil without
 // reports or a timeout.
-func (r *StallReporter) SnapshotBefore(proc func() *Process, timeout time.Duration) *StallSnapshot {
+func (r *StallReporter) SnapshotBefore(proc func() *Process, python bool, timeout time.Duration) *StallSnapshot {
 	if r == nil || !r.Enabled || timeout <= 0 {
 		return nil
 	}
@@ -99,8 +123,12 @@ func (r *StallReporter) SnapshotBefore(proc func() *Process, timeout time.Durati
 	s.timer = time.AfterFunc(timeout*9/10, func() {
 		if p := proc(); p != nil {
 			st := p.ConnState()
+			var dump *threadDump
+			if python {
+				dump = r.requestDump(p)
+			}
 			s.mu.Lock()
-			s.state = st
+			s.state, s.dump = st, dump
 			s.mu.Unlock()
 		}
 	})
@@ -109,7 +137,7 @@ func (r *StallReporter) SnapshotBefore(proc func() *Process, timeout time.Durati
 
 // SnapshotBeforeDeadline is SnapshotBefore for a call bounded by ctx's deadline
 // (a hook callback's timeout is set by the dispatcher).
-func (r *StallReporter) SnapshotBeforeDeadline(ctx context.Context, proc func() *Process) *StallSnapshot {
+func (r *StallReporter) SnapshotBeforeDeadline(ctx context.Context, proc func() *Process, python bool) *StallSnapshot {
 	if r == nil || !r.Enabled {
 		return nil
 	}
@@ -117,7 +145,7 @@ func (r *StallReporter) SnapshotBeforeDeadline(ctx context.Context, proc func() 
 	if !ok {
 		return nil
 	}
-	return r.SnapshotBefore(proc, time.Until(deadline))
+	return r.SnapshotBefore(proc, python, time.Until(deadline))
 }
 
 // Stop disarms the snapshot.
@@ -137,6 +165,15 @@ func (s *StallSnapshot) Text() string {
 	return s.state
 }
 
+func (s *StallSnapshot) dumpTaken() *threadDump {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dump
+}
+
 // allStacks is every goroutine's stack, as a panic prints them. runtime.Stack
 // rather than runtime/pprof: linking pprof turns the runtime's heap profiling on,
 // and its sampling costs every short hermes command page faults.
@@ -149,4 +186,34 @@ func allStacks() []byte {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+}
+
+// readSettled reads the thread dump the bridge writes on the signal (past
+// before, where an earlier dump ends) once it has stopped growing: a plugin a
+// loaded machine schedules late may still be writing it, or not have begun,
+// after any fixed wait; one it deschedules mid-line is not done either (every
+// line of the dump ends in a newline). Bounded: a debugging aid must not hold
+// a report long.
+func readSettled(path string, before int64) ([]byte, error) {
+	const settle, limit = 300 * time.Millisecond, 5 * time.Second
+	var last []byte
+	var err error
+	stable := time.Duration(0)
+	for waited := time.Duration(0); waited < limit; waited += 50 * time.Millisecond {
+		time.Sleep(50 * time.Millisecond)
+		var now []byte
+		now, err = os.ReadFile(path)
+		if err == nil && int64(len(now)) > before && len(now) == len(last) && now[len(now)-1] == '\n' {
+			if stable += 50 * time.Millisecond; stable >= settle {
+				return now[before:], nil
+			}
+		} else {
+			stable = 0
+		}
+		last = now
+	}
+	if err != nil {
+		return nil, err
+	}
+	return last[min(before, int64(len(last))):], nil
 }
