@@ -198,6 +198,11 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 			log.Warn("gateway: cluster queue: could not give an item back", "error", ferr)
 		} else if dead {
 			log.Error("gateway: queued update dead-lettered after too many attempts", "error", err)
+			if tg := g.cluster.telegram; tg == nil {
+			} else if ev, ok := tg.Decode(ctx, it.Payload); ok {
+				g.runner.Notify(telegram.Name, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
+					Text: "⚠️ Sorry, that failed: " + err.Error()})
+			}
 		}
 		return
 	}

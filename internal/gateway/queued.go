@@ -18,7 +18,9 @@ var ErrDraining = errors.New("gateway: draining: no new turns are started")
 // returns once it is handled: its turn has run and its answer is recorded in
 // the delivery ledger (and sent), or it needed no turn (a command, an
 // unauthorised sender). The caller finishes the queue item only then, so a
-// crash before leaves the item to be delivered again.
+// crash before leaves the item to be delivered again. A turn that fails
+// (the database away, the model refusing) sends no apology: its error is
+// returned for the queue to retry the item.
 func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platform.Event) error {
 	a, ok := r.adapters[platformName]
 	if !ok {
@@ -30,8 +32,8 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 	if draining {
 		return ErrDraining
 	}
-	done := make(chan struct{})
-	if !r.dispatchTo(ctx, a, ev, done) {
+	w := &queuedWait{done: make(chan struct{})}
+	if !r.dispatchTo(ctx, a, ev, w) {
 		r.mu.Lock()
 		draining = r.draining
 		r.mu.Unlock()
@@ -43,8 +45,34 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 	// The turn runs under the runner's own context (a drain bounds it), so
 	// this waits for it even when ctx ends: finishing the item early would
 	// lose it if the process then died.
-	<-done
-	return nil
+	<-w.done
+	return w.err
+}
+
+// queuedWait is HandleQueued's wait for its lane: done is closed when the
+// lane retires; err is a failed turn's error, set before.
+type queuedWait struct {
+	done chan struct{}
+	err  error
+}
+
+// queuedFail hands a failed turn's error to the queue items waiting on l
+// (true), which then retry it, instead of answering the chat with it.
+func (r *Runner) queuedFail(l *lane, err error) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range l.waiters {
+		w.err = err
+	}
+	return len(l.waiters) > 0
+}
+
+// Notify sends a plain message to a chat (outside any turn): the queue's
+// word that an update was given up.
+func (r *Runner) Notify(platformName string, out platform.Outbound) {
+	if a, ok := r.adapters[platformName]; ok {
+		r.send(a, out)
+	}
 }
 
 // DeliverStored sends, through the delivery ledger, an answer a queue item's

@@ -164,7 +164,7 @@ type lane struct {
 	cancel context.CancelCauseFunc // of the running turn; nil between turns
 	// waiters are closed when the lane retires: HandleQueued's callers,
 	// which finish their queue item only once its answer is recorded.
-	waiters []chan struct{}
+	waiters []*queuedWait
 }
 
 // Causes of an interrupted turn.
@@ -307,7 +307,7 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 
 // dispatchTo is dispatch; when ev goes onto a lane, done is closed once that
 // lane has run it and retired (laned true).
-func (r *Runner) dispatchTo(ctx context.Context, a platform.Adapter, ev platform.Event, done chan struct{}) (laned bool) {
+func (r *Runner) dispatchTo(ctx context.Context, a platform.Adapter, ev platform.Event, done *queuedWait) (laned bool) {
 	src := ev.Source
 	src.Platform = a.Name()
 	ev.Source = src
@@ -380,7 +380,7 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event, from
 }
 
 // enqueueWait is enqueue; done, when not nil, is closed when the lane retires.
-func (r *Runner) enqueueWait(a platform.Adapter, key string, ev platform.Event, fromUser bool, done chan struct{}) bool {
+func (r *Runner) enqueueWait(a platform.Adapter, key string, ev platform.Event, fromUser bool, done *queuedWait) bool {
 	r.mu.Lock()
 	if r.draining {
 		r.mu.Unlock()
@@ -434,7 +434,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		if len(l.pending) == 0 {
 			delete(r.lanes, l.key)
 			for _, w := range l.waiters {
-				close(w)
+				close(w.done)
 			}
 			r.mu.Unlock()
 			return
@@ -517,6 +517,9 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
 		r.log.Warn("gateway: turn failed", "session_key", l.key, "error", err)
+		if r.queuedFail(l, err) {
+			return out, false // the queue delivers it again, and says sorry only at its last attempt
+		}
 		out.Text = "⚠️ Sorry, that failed: " + err.Error()
 	}
 	if strings.TrimSpace(out.Text) == "" {
