@@ -79,7 +79,7 @@ func (p *rrProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -90,47 +90,59 @@ func freePort(t *testing.T) int {
 }
 
 type clusterGateway struct {
-	home  string
-	admin string
-	cmd   *exec.Cmd
-	done  chan error
-	log   *bytes.Buffer
+	home   string
+	admin  string
+	cmd    *exec.Cmd
+	done   chan error
+	exited chan struct{}
+	log    *syncWriter
 }
 
-func TestGatewayClusterWebhook(t *testing.T) {
+// gwCluster is a running cluster of gateways and what they talk to.
+type gwCluster struct {
+	pg    *pgtest.Cluster
+	dbURL string
+	tg    *telegramfake.Server
+	model *llmtest.Server
+	proxy *rrProxy
+	bin   string
+	gws   []*clusterGateway
+}
+
+// startGatewayCluster starts procs `hermes gateway run` processes on one
+// fresh database, webhook mode behind the proxy, and waits until each is
+// ready (/readyz).
+func startGatewayCluster(tb testing.TB, procs, replies int, dupEvery int64) *gwCluster {
+	tb.Helper()
 	if _, err := pgtest.Binaries(); err != nil && os.Getenv("CI") != "true" {
-		t.Skipf("no PostgreSQL server binaries: %v", err)
+		tb.Skipf("no PostgreSQL server binaries: %v", err)
 	}
-	chats, perChat := 300, 10
-	if testing.Short() {
-		chats = 60
-	}
-	pg := pgtest.Start(t)
-	dbURL := pg.DB(t)
-	tg := telegramfake.Start("123:fake")
-	defer tg.Close()
-	model := llmtest.NewServer(t)
-	model.Lean()
-	model.Enqueue(llmtest.Reply{Content: "ok", Repeat: 10 * chats * perChat})
+	c := &gwCluster{pg: pgtest.Start(tb)}
+	c.dbURL = c.pg.DB(tb)
+	c.tg = telegramfake.Start("123:fake")
+	tb.Cleanup(c.tg.Close)
+	c.model = llmtest.NewServer(tb)
+	c.model.Lean()
+	c.model.Enqueue(llmtest.Reply{Content: "ok", Repeat: replies})
 
 	// The test binary is hermes when called by that name (TestMain).
-	bin := filepath.Join(t.TempDir(), "hermes")
+	c.bin = filepath.Join(tb.TempDir(), "hermes")
 	self, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
+	if err := os.Symlink(self, c.bin); err != nil {
+		tb.Fatal(err)
 	}
-	proxy := &rrProxy{dupEvery: 7, client: &http.Client{Timeout: 5 * time.Second}}
-	psrv := httptest.NewServer(proxy)
-	defer psrv.Close()
+	c.proxy = &rrProxy{dupEvery: dupEvery, client: &http.Client{Timeout: 5 * time.Second}}
+	psrv := httptest.NewServer(c.proxy)
+	tb.Cleanup(psrv.Close)
 
-	gws := make([]*clusterGateway, 3)
-	for i := range gws {
-		home := t.TempDir()
-		hook, admin := freePort(t), freePort(t)
-		proxy.backends = append(proxy.backends, "http://127.0.0.1:"+strconv.Itoa(hook))
+	c.gws = make([]*clusterGateway, procs)
+	for i := range c.gws {
+		home := tb.TempDir()
+		hook, admin := freePort(tb), freePort(tb)
+		c.proxy.backends = append(c.proxy.backends, "http://127.0.0.1:"+strconv.Itoa(hook))
 		cfg := fmt.Sprintf(`model:
   default: fake-model
   base_url: %s
@@ -144,65 +156,80 @@ gateway:
   drain_timeout: 20
   max_concurrent_sessions: 16
   cluster: {lease_ttl: 3, poll: 1, retry_delay: 1}
-`, model.URL, tg.URL, dbURL, admin)
+`, c.model.URL, c.tg.URL, c.dbURL, admin)
 		env := fmt.Sprintf("TELEGRAM_BOT_TOKEN=123:fake\nGATEWAY_ALLOW_ALL_USERS=true\nTELEGRAM_WEBHOOK_URL=%s/hook\nTELEGRAM_WEBHOOK_SECRET=s3cret-s3cret\nTELEGRAM_WEBHOOK_PORT=%d\n", psrv.URL, hook)
 		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(home, ".env"), []byte(env), 0o600); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
-		gws[i] = &clusterGateway{home: home, admin: "http://127.0.0.1:" + strconv.Itoa(admin)}
+		c.gws[i] = &clusterGateway{home: home, admin: "http://127.0.0.1:" + strconv.Itoa(admin)}
 	}
-	environ := func(home string) []string {
-		env := []string{"HERMES_HOME=" + home, "HOME=" + home, "HERMES_OFFLINE=1", "PATH=" + os.Getenv("PATH")}
-		for _, k := range []string{"PYENV_ROOT", "HERMES_PYTHON", "TMPDIR"} {
-			if v := os.Getenv(k); v != "" {
-				env = append(env, k+"="+v)
-			}
-		}
-		return env
-	}
-	for _, g := range gws {
-		g.cmd = exec.Command(bin, "gateway", "run")
-		g.cmd.Env = environ(g.home)
-		g.log = &bytes.Buffer{}
-		g.cmd.Stdout, g.cmd.Stderr = &syncWriter{w: g.log}, &syncWriter{w: g.log}
+	for _, g := range c.gws {
+		g.cmd = exec.Command(c.bin, "gateway", "run")
+		g.cmd.Env = c.environ(g.home)
+		g.log = &syncWriter{}
+		g.cmd.Stdout, g.cmd.Stderr = g.log, g.log
 		if err := g.cmd.Start(); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		g.done = make(chan error, 1)
-		go func() { g.done <- g.cmd.Wait() }()
+		g.exited = make(chan struct{})
+		go func() { err := g.cmd.Wait(); close(g.exited); g.done <- err }()
 	}
-	defer func() {
-		for _, g := range gws {
-			if g.cmd.ProcessState == nil {
-				_ = g.cmd.Process.Kill()
-			}
+	tb.Cleanup(func() {
+		for _, g := range c.gws {
+			_ = g.cmd.Process.Kill()
+			<-g.exited
 		}
-		if t.Failed() {
-			for i, g := range gws {
+		if tb.Failed() {
+			for i, g := range c.gws {
 				b, _ := os.ReadFile(filepath.Join(g.home, "logs", "gateway.log"))
-				t.Logf("gateway %d output:\n%s\nlog (tail):\n%s", i, g.log.String(), tail(string(b), 4000))
+				tb.Logf("gateway %d output:\n%s\nlog (tail):\n%s", i, g.log.String(), tail(string(b), 4000))
 			}
 		}
-	}()
-	ready := func(g *clusterGateway) int {
-		resp, err := http.Get(g.admin + "/readyz")
-		if err != nil {
-			return 0
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	waitFor(t, 60*time.Second, "every gateway ready", func() bool {
-		for _, g := range gws {
-			if ready(g) != http.StatusOK {
+	})
+	waitFor(tb, 60*time.Second, "every gateway ready", func() bool {
+		for _, g := range c.gws {
+			if g.ready() != http.StatusOK {
 				return false
 			}
 		}
 		return true
 	})
+	return c
+}
+
+func (g *clusterGateway) ready() int {
+	resp, err := http.Get(g.admin + "/readyz")
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// environ is a gateway process's environment: its own HERMES_HOME (a
+// machine of its own).
+func (c *gwCluster) environ(home string) []string {
+	env := []string{"HERMES_HOME=" + home, "HOME=" + home, "HERMES_OFFLINE=1", "PATH=" + os.Getenv("PATH")}
+	for _, k := range []string{"PYENV_ROOT", "HERMES_PYTHON", "TMPDIR"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func TestGatewayClusterWebhook(t *testing.T) {
+	chats, perChat := 300, 10
+	if testing.Short() {
+		chats = 60
+	}
+	c := startGatewayCluster(t, 3, 10*chats*perChat, 7)
+	pg, dbURL, tg, proxy, bin, gws := c.pg, c.dbURL, c.tg, c.proxy, c.bin, c.gws
+	environ := c.environ
 	if resp, err := http.Get(gws[0].admin + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz: %v %v", resp, err)
 	}
@@ -238,6 +265,13 @@ gateway:
 		}
 	}
 
+	st = exec.Command(bin, "gateway", "status")
+	st.Env = environ(gws[2].home)
+	out, err = st.Output()
+	if err != nil || !strings.Contains(string(out), "Cluster: 3 of 3 processes alive") || !strings.Contains(string(out), "Queue: 0 items") {
+		t.Fatalf("gateway status: %v\n%s", err, out)
+	}
+
 	total := chats * perChat
 	for j := range perChat {
 		for c := range chats {
@@ -252,10 +286,22 @@ gateway:
 		t.Fatalf("waiting for a third of the answers: %v", err)
 	}
 	victim := gws[1]
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mid-turn: while the victim holds conversations' leases.
+	held := 0
+	waitFor(t, 30*time.Second, "the victim to hold a lease", func() bool {
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM cluster_leases l JOIN cluster_members m ON m.id = l.holder WHERE m.pid = $1`,
+			victim.cmd.Process.Pid).Scan(&held)
+		return err == nil && held > 0
+	})
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-victim.done
+	_ = conn.Close(ctx)
 	// Restart the database under load.
 	if _, err := tg.WaitCalls(ctx, "sendMessage", 2*total/3); err != nil {
 		t.Fatalf("waiting for two thirds of the answers: %v", err)
@@ -321,7 +367,7 @@ gateway:
 		t.Errorf("the proxy sent no duplicate: the retry case was not tested")
 	}
 
-	conn, err := pgx.Connect(ctx, dbURL)
+	conn, err = pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +388,7 @@ gateway:
 	if distinct != total {
 		t.Errorf("%d distinct user messages stored, want %d", distinct, total)
 	}
-	t.Logf("%d updates, %d proxy duplicates, %d answers sent again after the kill", total, proxy.dups.Load(), redelivered)
+	t.Logf("%d updates, %d proxy duplicates, the victim killed holding %d leases, %d answers sent again after the kill", total, proxy.dups.Load(), held, redelivered)
 
 	// SIGTERM drains: /readyz turns 503, the process exits 0.
 	for i, g := range gws {
@@ -363,7 +409,7 @@ gateway:
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	if !waitUntil(d, ok) {
 		t.Fatalf("timed out after %s waiting for %s", d, what)
@@ -386,13 +432,21 @@ func tail(s string, n int) string {
 	return s
 }
 
+// syncWriter collects a process's output (written by exec's copiers, read
+// by the test).
 type syncWriter struct {
 	mu sync.Mutex
-	w  io.Writer
+	b  bytes.Buffer
 }
 
 func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.w.Write(b)
+	return s.b.Write(b)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
