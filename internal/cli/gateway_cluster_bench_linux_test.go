@@ -50,6 +50,21 @@ func BenchmarkGatewayCluster(b *testing.B) {
 				WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&dbMS, &calls); err != nil {
 				b.Fatal(err)
 			}
+			rows, err := conn.Query(ctx, `SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 70), calls, total_exec_time FROM pg_stat_statements
+				WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 6`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rows.Next() {
+				var q string
+				var n int64
+				var ms float64
+				if err := rows.Scan(&q, &n, &ms); err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("%8.1f µs/msg %6d calls  %s", ms*1000/float64(b.N), n, q)
+			}
+			rows.Close()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 			b.ReportMetric(dbMS*1000/float64(b.N), "db-µs/msg")
 			b.ReportMetric(float64(calls)/float64(b.N), "statements/msg")
