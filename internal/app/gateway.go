@@ -195,9 +195,12 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if o.DrainTimeout > 0 {
 		drain = o.DrainTimeout
 	}
+	if err := g.joinCluster(f, cfg, adapters); err != nil {
+		return nil, err
+	}
 	var ledger gateway.Ledger
 	if boolAt(cfg, true, "gateway", "delivery_ledger") {
-		ledger = storeLedger{store}
+		ledger = g.cluster.ledger(storeLedger{store})
 	}
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger, Routes: g.engine,
@@ -210,9 +213,6 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	})
 	if err != nil {
 		return nil, configError("%v", err)
-	}
-	if err := g.joinCluster(f, cfg, adapters); err != nil {
-		return nil, err
 	}
 	if g.admin, err = newGatewayAdmin(cfg); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -271,4 +272,43 @@ func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.
 	g.cluster.log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more", "session_key", it.SessionKey, "attempt", it.Attempt)
 	out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: msgs[n-1].Content}
 	return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+}
+
+// ledger is the delivery ledger as a cluster member sees it (l itself with
+// state.db). At start a runner sends what the ledger still owes; on a shared
+// store that includes answers another live process recorded a moment ago
+// and is sending now. Only answers older than two lease expiries are owed:
+// by then their process has finished them or died, and a dead process's
+// unfinished items come back through the queue anyway.
+func (c *gatewayCluster) ledger(l storeLedger) gateway.Ledger {
+	if c == nil {
+		return l
+	}
+	ttl := c.cfg.LeaseTTL
+	if ttl <= 0 {
+		ttl = 30 * time.Second
+	}
+	return clusterLedger{storeLedger: l, settle: 2 * ttl}
+}
+
+type clusterLedger struct {
+	storeLedger
+	settle time.Duration
+}
+
+func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {
+	rows, err := l.s.UnsentDeliveries(ctx, pl, l.s.Now().Add(-24*time.Hour), 3)
+	if err != nil {
+		return nil, err
+	}
+	cutoff := l.s.Now().Add(-l.settle)
+	out := make([]gateway.Unsent, 0, len(rows))
+	for _, d := range rows {
+		var r ledgerRoute
+		if d.CreatedAt.After(cutoff) || json.Unmarshal([]byte(d.Route), &r) != nil || r.ChatID == "" {
+			continue
+		}
+		out = append(out, gateway.Unsent{ID: d.ID, Attempts: d.Attempts, Out: platform.Outbound{ChatID: r.ChatID, ThreadID: r.ThreadID, Text: d.Text}})
+	}
+	return out, nil
 }
