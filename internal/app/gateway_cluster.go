@@ -144,7 +144,21 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 	var workers sync.WaitGroup
 	for range c.workers {
 		workers.Add(1)
-		go func() { defer workers.Done(); g.work(wctx, node) }()
+		go func() {
+			defer workers.Done()
+			// Decoding needs the bot's name (mentions in groups), which the
+			// adapter learns when it connects.
+			for c.telegram != nil && !c.telegram.Connected() {
+				select {
+				case <-wctx.Done():
+					return
+				case <-ctx.Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			g.work(wctx, node)
+		}()
 	}
 	drained := make(chan struct{})
 	go func() {
@@ -189,7 +203,27 @@ func (g *Gateway) work(ctx context.Context, node *cluster.Node) {
 // the runner is draining (Drain hands the lease back).
 func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.Item) {
 	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	// Heartbeats renew the lease while the turn runs; once they have not
+	// reached the database for a lease expiry, another process may have the
+	// conversation, so this one stops acting on it.
+	watched := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-watched:
+				return
+			case <-t.C:
+				if !node.Fresh() {
+					g.runner.StopQueued(it.SessionKey)
+					return
+				}
+			}
+		}
+	}()
 	err := g.handleItem(ctx, it)
+	close(watched)
 	switch {
 	case errors.Is(err, gateway.ErrDraining):
 		return

@@ -9,6 +9,21 @@ import (
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 )
 
+// errLeaseLost stops a queued turn whose process can no longer be sure it
+// still holds the conversation (its heartbeats stopped reaching the
+// database): another process may be running it.
+var errLeaseLost = errors.New("gateway: this process lost the conversation's lease; another process runs it")
+
+// StopQueued interrupts key's running turn because its queue lease is in
+// doubt: nothing is answered, and HandleQueued returns the reason.
+func (r *Runner) StopQueued(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.lanes[key]; l != nil && l.cancel != nil {
+		l.cancel(errLeaseLost)
+	}
+}
+
 // ErrDraining says the runner is stopping and took no new work: a queue
 // item handed to it then goes back to its queue.
 var ErrDraining = errors.New("gateway: draining: no new turns are started")

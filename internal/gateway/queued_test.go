@@ -100,3 +100,37 @@ func TestHandleQueued(t *testing.T) {
 		t.Error("an event of a platform the runner does not serve was taken")
 	}
 }
+
+type blockEngine struct{ started chan struct{} }
+
+func (e blockEngine) Turn(ctx context.Context, _ string, _ platform.Source, _ string) (TurnResult, error) {
+	close(e.started)
+	<-ctx.Done()
+	return TurnResult{}, ctx.Err()
+}
+func (blockEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
+func (blockEngine) Info(context.Context, string) (SessionInfo, error) { return SessionInfo{}, nil }
+
+// A turn whose lease is in doubt is stopped without an answer, and the
+// queue hears why.
+func TestStopQueued(t *testing.T) {
+	a := &qAdapter{}
+	e := blockEngine{started: make(chan struct{})}
+	r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: e, Auth: qAuth{true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := platform.Event{Kind: platform.EventMessage, Text: "hello", Source: platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}}
+	errc := make(chan error, 1)
+	go func() { errc <- r.HandleQueued(context.Background(), "q", ev) }()
+	<-e.started
+	r.StopQueued(r.SessionKey("q", ev))
+	if err := <-errc; !errors.Is(err, errLeaseLost) {
+		t.Fatalf("HandleQueued after StopQueued: %v", err)
+	}
+	if got := a.texts(); len(got) != 0 {
+		t.Fatalf("sent %q", got)
+	}
+}

@@ -513,6 +513,9 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 		out.Text = res.Reply
 	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
 		return out, false // the new message (or /stop's answer) speaks next
+	case errors.Is(cause, errLeaseLost):
+		r.queuedFail(l, cause)
+		return out, false
 	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
