@@ -53,6 +53,10 @@ type Gateway struct {
 	authEnv map[string]auth.PlatformEnv
 	// skipped are enabled plugin platforms whose check_fn said no, and why.
 	skipped []string
+	// cluster is the PostgreSQL work queue's side (nil with state.db);
+	// admin the health endpoints (gateway_cluster.go, gateway_admin.go).
+	cluster *gatewayCluster
+	admin   *gatewayAdmin
 }
 
 // GatewayOptions are what the command asks of the gateway.
@@ -191,9 +195,12 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if o.DrainTimeout > 0 {
 		drain = o.DrainTimeout
 	}
+	if err := g.joinCluster(f, cfg, adapters); err != nil {
+		return nil, err
+	}
 	var ledger gateway.Ledger
 	if boolAt(cfg, true, "gateway", "delivery_ledger") {
-		ledger = storeLedger{store}
+		ledger = g.cluster.ledger(storeLedger{store})
 	}
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger, Routes: g.engine,
@@ -206,6 +213,9 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	})
 	if err != nil {
 		return nil, configError("%v", err)
+	}
+	if g.admin, err = newGatewayAdmin(cfg); err != nil {
+		return nil, err
 	}
 	approvals.timeout = approvalTimeout(doc)
 	approvals.route = f.approvalRoute(doc, func() *registry.Registry { return h.Registry })
@@ -329,7 +339,20 @@ func (g *Gateway) Run(ctx context.Context) error {
 	}
 	// Plugins reach the runner (platform actions, injection) only while it serves.
 	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger})
-	err := g.runner.Run(ctx)
+	stopCluster, err := g.runCluster(ctx)
+	if err != nil {
+		g.h.gw.bind(nil)
+		return &ExitError{Code: ExitGatewayRestart, Message: "Error: " + err.Error() + " (exit 75: restart the gateway)"}
+	}
+	stopAdmin, err := g.serveAdmin(ctx)
+	if err != nil {
+		stopCluster()
+		g.h.gw.bind(nil)
+		return configError("%v", err)
+	}
+	err = g.runner.Run(ctx)
+	stopCluster()
+	stopAdmin()
 	g.h.gw.bind(nil)
 	g.log.logger.Info("gateway: stopped")
 	switch {
@@ -376,6 +399,9 @@ type gatewayEngine struct {
 	// state.db at its next message.
 	maxLive int
 	ending  sync.WaitGroup // endEvicted's calls under way
+	// shared: other processes run this store's conversations too (a
+	// cluster), so every turn reads its session from the store.
+	shared bool
 }
 
 type gwSession struct {
@@ -440,7 +466,7 @@ func (e *gatewayEngine) evict() {
 
 // open returns key's session: live, stored (resumed across a restart), or new.
 func (e *gatewayEngine) open(ctx context.Context, ag *agent.Agent, key string, src platform.Source, gs *gwSession) error {
-	if gs.s != nil {
+	if gs.s != nil && !e.shared {
 		return nil
 	}
 	stored, msgs, err := e.store.KeyMessages(ctx, key)

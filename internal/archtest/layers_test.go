@@ -92,7 +92,8 @@ var cliImports = []string{
 	"internal/shellhooks", // the hooks `hooks list/test` show, the allowlist `hooks revoke` edits
 	// the pairing store `hermes pairing` edits, and the source it checks a user with
 	"internal/gateway/auth", "internal/gateway/platform",
-	"internal/memory", // the built-in store `hermes memory status` shows
+	"internal/memory",  // the built-in store `hermes memory status` shows
+	"internal/cluster", // the processes and queue `hermes gateway status` shows
 }
 
 type pkg struct {

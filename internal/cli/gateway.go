@@ -81,7 +81,7 @@ func newCmdGatewayStatus(f *app.Factory, runF func(*gatewayStatusOptions) error)
 	opts := &gatewayStatusOptions{F: f}
 	cmd := &cobra.Command{
 		Use:         "status",
-		Short:       "Say whether a gateway runs for this HERMES_HOME (exit 1 when none does)",
+		Short:       "Say whether a gateway runs here and, on a PostgreSQL store, the cluster's processes and queue (exit 1 when none runs)",
 		Args:        cobra.NoArgs,
 		Annotations: instant(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -95,8 +95,12 @@ func newCmdGatewayStatus(f *app.Factory, runF func(*gatewayStatusOptions) error)
 	return cmd
 }
 
-func gatewayStatus(_ context.Context, opts *gatewayStatusOptions) error {
+func gatewayStatus(ctx context.Context, opts *gatewayStatusOptions) error {
 	f := opts.F
+	cst, err := f.ClusterStatus(ctx)
+	if err != nil {
+		return app.Failf("Error: reading the cluster's status from gateway.store: %v", err)
+	}
 	pid, err := f.GatewayPID()
 	if err != nil {
 		return app.Failf("Error: %v", err)
@@ -109,7 +113,11 @@ func gatewayStatus(_ context.Context, opts *gatewayStatusOptions) error {
 	_, statErr := os.Stat(unitPath)
 	installed := statErr == nil
 	if opts.JSON {
-		if err := writeJSON(f.IO.Out, map[string]any{"running": pid > 0, "pid": pid, "unit": svc.Unit.Name(), "unit_installed": installed}); err != nil {
+		out := map[string]any{"running": pid > 0, "pid": pid, "unit": svc.Unit.Name(), "unit_installed": installed}
+		if cst != nil {
+			out["cluster"] = clusterJSON(cst)
+		}
+		if err := writeJSON(f.IO.Out, out); err != nil {
 			return err
 		}
 	} else {
@@ -122,6 +130,16 @@ func gatewayStatus(_ context.Context, opts *gatewayStatusOptions) error {
 			fmt.Fprintf(f.IO.Out, "Service: %s (%s)\n", svc.Unit.Name(), termsafe.Line(unitPath))
 		} else {
 			fmt.Fprintln(f.IO.Out, "Service: not installed (hermes gateway install)")
+		}
+		if cst != nil {
+			printCluster(f.IO.Out, cst)
+		}
+	}
+	if cst != nil {
+		for _, m := range cst.Members {
+			if m.Alive {
+				return nil // a gateway of the cluster runs, here or elsewhere
+			}
 		}
 	}
 	if pid == 0 {

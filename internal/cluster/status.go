@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Member is one process as the members table shows it.
@@ -104,4 +106,37 @@ UPDATE cluster_queue q SET claimed_by = NULL FROM l WHERE q.id = l.item_id AND q
 		return fmt.Errorf("cluster: drain: %w", err)
 	}
 	return n.beat(rctx)
+}
+
+// Draining says whether Drain has begun (readiness: a draining process takes
+// no new work).
+func (n *Node) Draining() bool { return n.draining.Load() }
+
+// ReadStatus is Status for a process that is not a member (`hermes gateway
+// status`): it connects, reads and disconnects without joining, so the
+// reader never shows up in what it reads. cfg.LeaseTTL judges who is alive
+// (0: the default).
+func ReadStatus(ctx context.Context, cfg Config) (Status, error) {
+	if err := cfg.defaults(); err != nil {
+		return Status{}, err
+	}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return Status{}, fmt.Errorf("cluster: database URL: %w", err)
+	}
+	pc.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return Status{}, fmt.Errorf("cluster: connect: %w", err)
+	}
+	defer pool.Close()
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('cluster_members') IS NOT NULL`).Scan(&exists); err != nil {
+		return Status{}, fmt.Errorf("cluster: status: %w", err)
+	}
+	if !exists {
+		return Status{Leaders: map[string]string{}}, nil // no gateway has joined yet
+	}
+	n := &Node{cfg: cfg, pool: pool}
+	return n.Status(ctx)
 }

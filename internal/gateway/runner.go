@@ -162,6 +162,9 @@ type lane struct {
 	steer  []platform.Event
 	ack    string                  // the interrupt's acknowledgement, sent before the next turn
 	cancel context.CancelCauseFunc // of the running turn; nil between turns
+	// waiters are closed when the lane retires: HandleQueued's callers,
+	// which finish their queue item only once its answer is recorded.
+	waiters []*queuedWait
 }
 
 // Causes of an interrupted turn.
@@ -210,6 +213,10 @@ func New(o Options) (*Runner, error) {
 		r.adapters[a.Name()] = a
 	}
 	r.turnCtx, r.stopTurns = context.WithCancel(context.Background())
+	if o.Ledger != nil {
+		// Made here, not in Run: a cluster's workers may deliver as Run starts.
+		r.sent = make(chan int64, 1024)
+	}
 	return r, nil
 }
 
@@ -225,7 +232,6 @@ func (r *Runner) Adapter(name string) (platform.Adapter, bool) {
 // fatal error, if one failed for good.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.o.Ledger != nil {
-		r.sent = make(chan int64, 1024)
 		marked := make(chan struct{})
 		go func() { defer close(marked); r.markSent() }()
 		defer func() { close(r.sent); <-marked }() // after the drain: every send is done
@@ -296,6 +302,12 @@ func (r *Runner) drain() {
 // dispatch is every adapter's handler: authorise, then commands inline or
 // the message onto its session's lane. It never blocks on a turn.
 func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.Event) {
+	r.dispatchTo(ctx, a, ev, nil)
+}
+
+// dispatchTo is dispatch; when ev goes onto a lane, done is closed once that
+// lane has run it and retired (laned true).
+func (r *Runner) dispatchTo(ctx context.Context, a platform.Adapter, ev platform.Event, done *queuedWait) (laned bool) {
 	src := ev.Source
 	src.Platform = a.Name()
 	ev.Source = src
@@ -317,21 +329,21 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 				r.send(a, platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID, Text: text})
 			}
 		}
-		return
+		return false
 	}
 	switch ev.Kind {
 	case platform.EventMessage:
 		if src.ChatType != platform.ChatDM && r.o.RequireMention[src.Platform] && !ev.Mentioned {
 			if _, _, isCmd := parseCommand(ev.Text); !isCmd {
-				return // not for the bot: groups talk among themselves
+				return false // not for the bot: groups talk among themselves
 			}
 		}
 	case platform.EventButton:
 		r.button(ev)
-		return
+		return false
 	default:
 		r.platformEvent(ctx, ev)
-		return
+		return false
 	}
 	if r.o.Hooks != nil && r.o.Hooks.Has(hooks.HookPreGatewayDispatch) {
 		hctx, cancel := context.WithTimeout(ctx, r.o.DispatchHookTimeout)
@@ -344,7 +356,7 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 		skip, text := gatewayDirective(results)
 		if skip != "" {
 			r.log.Info("gateway: a pre_gateway_dispatch hook skipped a message", "platform", src.Platform, "reason", skip)
-			return
+			return false
 		}
 		if text != nil {
 			ev.Text = *text
@@ -355,15 +367,20 @@ func (r *Runner) dispatch(ctx context.Context, a platform.Adapter, ev platform.E
 	r.authorized[key] = d.Rule
 	r.mu.Unlock()
 	if name, args, ok := parseCommand(ev.Text); ok && r.command(ctx, a, ev, key, name, args) {
-		return
+		return false
 	}
-	r.enqueue(a, key, ev, true)
+	return r.enqueueWait(a, key, ev, true, done)
 }
 
 // enqueue puts ev on key's lane, starting the lane or, when a turn runs and
 // the user sent it, doing what display.busy_input_mode says (a plugin's
 // injected message waits its turn, unannounced). False while draining.
 func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event, fromUser bool) bool {
+	return r.enqueueWait(a, key, ev, fromUser, nil)
+}
+
+// enqueueWait is enqueue; done, when not nil, is closed when the lane retires.
+func (r *Runner) enqueueWait(a platform.Adapter, key string, ev platform.Event, fromUser bool, done *queuedWait) bool {
 	r.mu.Lock()
 	if r.draining {
 		r.mu.Unlock()
@@ -376,6 +393,9 @@ func (r *Runner) enqueue(a platform.Adapter, key string, ev platform.Event, from
 		r.running.Add(1)
 	}
 	l.src = ev.Source
+	if done != nil {
+		l.waiters = append(l.waiters, done)
+	}
 	ack := ""
 	switch {
 	case !busy || l.cancel == nil || !fromUser:
@@ -413,6 +433,9 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		r.mu.Lock()
 		if len(l.pending) == 0 {
 			delete(r.lanes, l.key)
+			for _, w := range l.waiters {
+				close(w.done)
+			}
 			r.mu.Unlock()
 			return
 		}
@@ -490,10 +513,16 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 		out.Text = res.Reply
 	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
 		return out, false // the new message (or /stop's answer) speaks next
+	case errors.Is(cause, errLeaseLost):
+		r.queuedFail(l, cause)
+		return out, false
 	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
 		r.log.Warn("gateway: turn failed", "session_key", l.key, "error", err)
+		if r.queuedFail(l, err) {
+			return out, false // the queue delivers it again, and says sorry only at its last attempt
+		}
 		out.Text = "⚠️ Sorry, that failed: " + err.Error()
 	}
 	if strings.TrimSpace(out.Text) == "" {

@@ -72,6 +72,9 @@ type Adapter struct {
 	log       *slog.Logger
 	// listenAddr is the webhook server's bound address (a string).
 	listenAddr atomic.Value
+	// accept, when set (SetAccept), takes webhook updates instead of the
+	// handler: a cluster's queue.
+	accept atomic.Pointer[AcceptFunc]
 }
 
 var (

@@ -40,6 +40,23 @@ func (o *Options) checkWebhook() error {
 	return nil
 }
 
+// AcceptFunc takes one webhook update the gateway acts on (ev decoded from
+// raw) and returns once it is durably accepted; the webhook answers 200 only
+// then, and an error makes it ask for a retry.
+type AcceptFunc func(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error
+
+// SetAccept routes webhook updates to f instead of Run's handler (a
+// cluster's shared queue: any process may run the turn). Call it before Run.
+func (a *Adapter) SetAccept(f AcceptFunc) { a.accept.Store(&f) }
+
+// Decode turns a raw update, as AcceptFunc got it, back into its event (a
+// worker of the cluster's queue, maybe in another process); ok is false for
+// an update the gateway does not act on.
+func (a *Adapter) Decode(ctx context.Context, raw []byte) (platform.Event, bool) {
+	_, ev, ok := a.decode(ctx, raw)
+	return ev, ok
+}
+
 // WebhookAddr is the address the webhook server listens on ("" before Run
 // has bound it, and in polling mode).
 func (a *Adapter) WebhookAddr() string {
@@ -79,6 +96,19 @@ func (a *Adapter) webhook(ctx context.Context, h platform.Handler) error {
 			return
 		}
 		id, ev, ok := a.decode(ctx, raw)
+		if accept := a.accept.Load(); accept != nil {
+			if ok {
+				if err := (*accept)(r.Context(), id, ev, raw); err != nil {
+					// Not accepted: Telegram (or the balancer) retries, here or
+					// on another process; the queue dedupes what did commit.
+					a.log.Warn("telegram: webhook update not queued; asking for a retry", "update_id", id, "error", err)
+					http.Error(w, "not queued, retry", http.StatusServiceUnavailable)
+					return
+				}
+			}
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if ok && a.seen.add(id) {
 			h(ctx, ev)
 		}

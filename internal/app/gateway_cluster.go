@@ -1,0 +1,348 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/cluster"
+	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/gateway/telegram"
+	"github.com/hermes-go/hermes/internal/session"
+)
+
+// The gateway's side of a cluster (gateway.store: postgres://, issue 19):
+// the Telegram webhook queues each update in PostgreSQL and answers 200 only
+// after the commit; workers of every process claim items, one conversation
+// at a time cluster-wide, and run them through the runner. docs/SCALING.md
+// has the design.
+
+// gatewayCluster is one process's part of the cluster.
+type gatewayCluster struct {
+	mu      sync.Mutex
+	cfg     cluster.Config
+	node    *cluster.Node
+	workers int
+	log     *slog.Logger
+	// telegram is the adapter whose webhook feeds the queue (nil: none).
+	telegram *telegram.Adapter
+}
+
+// clusterConfig reads gateway.cluster.* into the cluster's configuration
+// for the store at storeURL (its password, from .env, put in the URL).
+func clusterConfig(cfg map[string]any, storeURL, password string) (cluster.Config, error) {
+	u := storeURL
+	if password != "" {
+		pu, err := url.Parse(storeURL)
+		if err != nil {
+			return cluster.Config{}, fmt.Errorf("gateway.store is not a URL: %w", err)
+		}
+		if pu.User != nil {
+			if _, set := pu.User.Password(); !set {
+				pu.User = url.UserPassword(pu.User.Username(), password)
+			}
+		}
+		u = pu.String()
+	}
+	secs := func(key string) time.Duration {
+		return time.Duration(intSetting(cfg, []string{"gateway", "cluster", key}, 0)) * time.Second
+	}
+	c := cluster.Config{URL: u, LeaseTTL: secs("lease_ttl"), Poll: secs("poll"), RetryDelay: secs("retry_delay"),
+		MaxAttempts: intSetting(cfg, []string{"gateway", "cluster", "max_attempts"}, 0)}
+	if c.LeaseTTL < 0 || c.Poll < 0 || c.MaxAttempts < 0 {
+		return c, errors.New("gateway.cluster: lease_ttl, poll, retry_delay and max_attempts must be positive numbers (seconds, attempts)")
+	}
+	return c, nil
+}
+
+// joinCluster sets up the queue path when the store is PostgreSQL; with
+// state.db it does nothing and the gateway is one process, as before.
+func (g *Gateway) joinCluster(f *Factory, cfg map[string]any, adapters []platform.Adapter) error {
+	storeURL, err := f.storeURL()
+	if err != nil || storeURL == "" {
+		return err
+	}
+	pw, err := f.pgPassword()
+	if err != nil {
+		return err
+	}
+	cc, err := clusterConfig(cfg, storeURL, pw)
+	if err != nil {
+		return configError("%v", err)
+	}
+	c := &gatewayCluster{cfg: cc, log: g.log.logger,
+		workers: intSetting(cfg, []string{"gateway", "cluster", "workers"}, intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32))}
+	if c.workers <= 0 {
+		return configError("gateway.cluster.workers is %d: use a positive number of turns this process runs at once", c.workers)
+	}
+	for _, a := range adapters {
+		if tg, ok := a.(*telegram.Adapter); ok {
+			c.telegram = tg
+		}
+	}
+	// Conversations move between processes: each turn reads its session
+	// from the database rather than trusting this process's copy.
+	g.engine.shared = true
+	g.cluster = c
+	if c.telegram != nil {
+		c.telegram.SetAccept(func(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
+			node, err := g.openCluster(ctx)
+			if err != nil {
+				return err
+			}
+			key := g.runner.SessionKey(telegram.Name, ev)
+			_, err = node.Enqueue(ctx, telegram.Name, strconv.FormatInt(updateID, 10), key, raw)
+			return err
+		})
+	}
+	return nil
+}
+
+// openCluster returns this gateway's cluster node, joining the cluster on
+// the first call; nil without error when the store is state.db (one
+// process, no cluster). Every part of the gateway that needs the cluster
+// (the queue, the owner election) gets the one node from here.
+func (g *Gateway) openCluster(ctx context.Context) (*cluster.Node, error) {
+	c := g.cluster
+	if c == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.node != nil {
+		return c.node, nil
+	}
+	n, err := cluster.Open(ctx, c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.node = n
+	return n, nil
+}
+
+// runCluster joins the cluster and starts this process's workers; the
+// returned stop, called once the runner has stopped, waits for the drain
+// SIGTERM (ctx's end) began, then leaves the cluster.
+func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
+	if g.cluster == nil {
+		return func() {}, nil
+	}
+	node, err := g.openCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := g.cluster
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var workers sync.WaitGroup
+	for range c.workers {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			// Decoding needs the bot's name (mentions in groups), which the
+			// adapter learns when it connects.
+			for c.telegram != nil && !c.telegram.Connected() {
+				select {
+				case <-wctx.Done():
+					return
+				case <-ctx.Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			g.work(wctx, node)
+		}()
+	}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		select {
+		case <-ctx.Done():
+		case <-wctx.Done():
+			return
+		}
+		// Stop claiming; the items running here finish within the runner's
+		// drain (its DrainTimeout), and what is left is handed back.
+		dctx, dcancel := context.WithTimeout(context.Background(), g.runner.DrainTimeout()+5*time.Second)
+		defer dcancel()
+		if err := node.Drain(dctx); err != nil {
+			c.log.Warn("gateway: cluster drain", "error", err)
+		}
+	}()
+	return func() {
+		<-drained
+		cancel()
+		workers.Wait()
+		node.Close()
+	}, nil
+}
+
+// work claims items until the node drains or ctx ends.
+func (g *Gateway) work(ctx context.Context, node *cluster.Node) {
+	for {
+		it, err := node.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, cluster.ErrDraining) && ctx.Err() == nil {
+				g.cluster.log.Warn("gateway: cluster queue", "error", err)
+			}
+			return
+		}
+		g.runItem(ctx, node, it)
+	}
+}
+
+// runItem runs one claimed item and finishes it: Done once its answer is
+// recorded, Fail (retry, then dead letter) when it cannot run, nothing when
+// the runner is draining (Drain hands the lease back).
+func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.Item) {
+	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	// Heartbeats renew the lease while the turn runs; once they have not
+	// reached the database for a lease expiry, another process may have the
+	// conversation, so this one stops acting on it.
+	watched := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-watched:
+				return
+			case <-t.C:
+				if !node.Fresh() {
+					g.runner.StopQueued(it.SessionKey)
+					return
+				}
+			}
+		}
+	}()
+	err := g.handleItem(ctx, it)
+	close(watched)
+	switch {
+	case errors.Is(err, gateway.ErrDraining):
+		return
+	case err != nil:
+		log.Warn("gateway: queued update failed", "error", err)
+		if dead, ferr := node.Fail(context.WithoutCancel(ctx), it, err); ferr != nil {
+			log.Warn("gateway: cluster queue: could not give an item back", "error", ferr)
+		} else if dead {
+			log.Error("gateway: queued update dead-lettered after too many attempts", "error", err)
+			if tg := g.cluster.telegram; tg == nil {
+			} else if ev, ok := tg.Decode(ctx, it.Payload); ok {
+				g.runner.Notify(telegram.Name, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
+					Text: "⚠️ Sorry, that failed: " + err.Error()})
+			}
+		}
+		return
+	}
+	// The answer is recorded: finish the item, retrying while the database
+	// is away (a restart); losing the lease means another process already
+	// redelivered it.
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := node.Done(dctx, it)
+		cancel()
+		if err == nil {
+			return
+		}
+		if errors.Is(err, cluster.ErrLeaseLost) {
+			log.Warn("gateway: a queued update's lease was lost before it finished; another process runs it again")
+			return
+		}
+		log.Warn("gateway: cluster queue: finishing an item failed; retrying", "error", err)
+		time.Sleep(delay)
+	}
+}
+
+func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
+	if it.Platform != telegram.Name || g.cluster.telegram == nil {
+		return fmt.Errorf("a queued update of platform %s, which this process does not serve", it.Platform)
+	}
+	ev, ok := g.cluster.telegram.Decode(ctx, it.Payload)
+	if !ok {
+		return nil // nothing the gateway acts on (the webhook queues only what decodes)
+	}
+	if it.Attempt > 1 {
+		done, err := g.resumeItem(ctx, it, ev)
+		if err != nil || done {
+			return err
+		}
+	}
+	return g.runner.HandleQueued(ctx, telegram.Name, ev)
+}
+
+// resumeItem is a redelivered item's look at the last stored step: a turn
+// that already stored its answer is not run again; that answer is sent
+// through the ledger, marked as a possible duplicate (the one redelivery the
+// design allows: the dead process may have sent it before it died).
+func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.Event) (done bool, err error) {
+	_, msgs, err := g.engine.store.KeyMessages(ctx, it.SessionKey)
+	if errors.Is(err, session.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	n := len(msgs)
+	if n < 2 || msgs[n-1].Role != "assistant" || strings.TrimSpace(msgs[n-1].Content) == "" {
+		return false, nil
+	}
+	for i := n - 2; i >= 0; i-- {
+		if msgs[i].Role != "user" {
+			continue
+		}
+		c, t := strings.TrimSpace(msgs[i].Content), strings.TrimSpace(ev.Text)
+		if c != t && !strings.HasSuffix(c, "\n"+t) {
+			return false, nil // the stored answer is an earlier message's
+		}
+		break
+	}
+	g.cluster.log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more", "session_key", it.SessionKey, "attempt", it.Attempt)
+	out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: msgs[n-1].Content}
+	return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+}
+
+// ledger is the delivery ledger as a cluster member sees it (l itself with
+// state.db). At start a runner sends what the ledger still owes; on a shared
+// store that includes answers another live process recorded a moment ago
+// and is sending now. Only answers older than two lease expiries are owed:
+// by then their process has finished them or died, and a dead process's
+// unfinished items come back through the queue anyway.
+func (c *gatewayCluster) ledger(l storeLedger) gateway.Ledger {
+	if c == nil {
+		return l
+	}
+	ttl := c.cfg.LeaseTTL
+	if ttl <= 0 {
+		ttl = 30 * time.Second
+	}
+	return clusterLedger{storeLedger: l, settle: 2 * ttl}
+}
+
+type clusterLedger struct {
+	storeLedger
+	settle time.Duration
+}
+
+func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {
+	rows, err := l.s.UnsentDeliveries(ctx, pl, l.s.Now().Add(-24*time.Hour), 3)
+	if err != nil {
+		return nil, err
+	}
+	cutoff := l.s.Now().Add(-l.settle)
+	out := make([]gateway.Unsent, 0, len(rows))
+	for _, d := range rows {
+		var r ledgerRoute
+		if d.CreatedAt.After(cutoff) || json.Unmarshal([]byte(d.Route), &r) != nil || r.ChatID == "" {
+			continue
+		}
+		out = append(out, gateway.Unsent{ID: d.ID, Attempts: d.Attempts, Out: platform.Outbound{ChatID: r.ChatID, ThreadID: r.ThreadID, Text: d.Text}})
+	}
+	return out, nil
+}

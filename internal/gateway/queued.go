@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hermes-go/hermes/internal/gateway/platform"
+)
+
+// errLeaseLost stops a queued turn whose process can no longer be sure it
+// still holds the conversation (its heartbeats stopped reaching the
+// database): another process may be running it.
+var errLeaseLost = errors.New("gateway: this process lost the conversation's lease; another process runs it")
+
+// StopQueued interrupts key's running turn because its queue lease is in
+// doubt: nothing is answered, and HandleQueued returns the reason.
+func (r *Runner) StopQueued(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.lanes[key]; l != nil && l.cancel != nil {
+		l.cancel(errLeaseLost)
+	}
+}
+
+// ErrDraining says the runner is stopping and took no new work: a queue
+// item handed to it then goes back to its queue.
+var ErrDraining = errors.New("gateway: draining: no new turns are started")
+
+// HandleQueued runs one event taken from a shared work queue (a cluster's,
+// in webhook mode) as if platformName's adapter had just received it, and
+// returns once it is handled: its turn has run and its answer is recorded in
+// the delivery ledger (and sent), or it needed no turn (a command, an
+// unauthorised sender). The caller finishes the queue item only then, so a
+// crash before leaves the item to be delivered again. A turn that fails
+// (the database away, the model refusing) sends no apology: its error is
+// returned for the queue to retry the item.
+func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platform.Event) error {
+	a, ok := r.adapters[platformName]
+	if !ok {
+		return fmt.Errorf("gateway: a queued event for platform %s, which this gateway does not serve", platformName)
+	}
+	r.mu.Lock()
+	draining := r.draining
+	r.mu.Unlock()
+	if draining {
+		return ErrDraining
+	}
+	w := &queuedWait{done: make(chan struct{})}
+	if !r.dispatchTo(ctx, a, ev, w) {
+		r.mu.Lock()
+		draining = r.draining
+		r.mu.Unlock()
+		if draining {
+			return ErrDraining
+		}
+		return nil
+	}
+	// The turn runs under the runner's own context (a drain bounds it), so
+	// this waits for it even when ctx ends: finishing the item early would
+	// lose it if the process then died.
+	<-w.done
+	return w.err
+}
+
+// queuedWait is HandleQueued's wait for its lane: done is closed when the
+// lane retires; err is a failed turn's error, set before.
+type queuedWait struct {
+	done chan struct{}
+	err  error
+}
+
+// queuedFail hands a failed turn's error to the queue items waiting on l
+// (true), which then retry it, instead of answering the chat with it.
+func (r *Runner) queuedFail(l *lane, err error) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range l.waiters {
+		w.err = err
+	}
+	return len(l.waiters) > 0
+}
+
+// Notify sends a plain message to a chat (outside any turn): the queue's
+// word that an update was given up.
+func (r *Runner) Notify(platformName string, out platform.Outbound) {
+	if a, ok := r.adapters[platformName]; ok {
+		r.send(a, out)
+	}
+}
+
+// DeliverStored sends, through the delivery ledger, an answer a queue item's
+// earlier delivery stored but may not have sent (its process died between
+// the two): marked as a possible duplicate, the ledger's one allowed
+// redelivery.
+func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) error {
+	a, ok := r.adapters[platformName]
+	if !ok {
+		return fmt.Errorf("gateway: no adapter for platform %s", platformName)
+	}
+	r.mu.Lock()
+	if r.draining {
+		r.mu.Unlock()
+		return ErrDraining
+	}
+	r.running.Add(1) // the drain waits for it, so the ledger's marks are still taken
+	r.mu.Unlock()
+	defer r.running.Done()
+	out.Text = recoveredPrefix + out.Text
+	r.deliver(a, key, out)
+	return nil
+}
+
+// SessionKey is the key ev's session is stored under, as dispatch derives it.
+func (r *Runner) SessionKey(platformName string, ev platform.Event) string {
+	src := ev.Source
+	src.Platform = platformName
+	return platform.SessionKey(src, r.o.Keys)
+}
+
+// DrainTimeout is how long a stop lets running turns finish.
+func (r *Runner) DrainTimeout() time.Duration { return r.o.DrainTimeout }
