@@ -53,6 +53,8 @@ type Gateway struct {
 	authEnv map[string]auth.PlatformEnv
 	// skipped are enabled plugin platforms whose check_fn said no, and why.
 	skipped []string
+	// owners: on PostgreSQL, the connections one process holds (gateway_owner.go).
+	owners *gatewayOwners
 }
 
 // GatewayOptions are what the command asks of the gateway.
@@ -135,10 +137,14 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	memToolsOn := h.memoryToolsOn()
 	g.end = func() { h.memory.Close(context.Background()); endAgent(); restoreTools() }
 
+	if g.owners, err = g.openOwners(ctx, f, doc); err != nil {
+		return nil, err
+	}
 	adapters, err := g.adapters(ctx, doc, env)
 	if err != nil {
 		return nil, err
 	}
+	adapters = g.owners.wrap(g, adapters, env("TELEGRAM_WEBHOOK_URL") == "")
 	store, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return nil, err
@@ -233,6 +239,7 @@ func (g *Gateway) adapters(ctx context.Context, doc *config.Doc, env func(string
 		if v, ok := doc.GetPath([]string{"platforms", telegram.Name, "extra", "drop_pending_on_cold_boot"}); ok {
 			drop, _ = config.Bool(v)
 		}
+		drop = drop && g.owners == nil // a takeover is no cold boot: what waited is the cluster's
 		port := env("TELEGRAM_WEBHOOK_PORT")
 		if port == "" {
 			port = "8443"
@@ -328,7 +335,8 @@ func (g *Gateway) Run(ctx context.Context) error {
 		g.log.logger.Warn(g.Warning)
 	}
 	// Plugins reach the runner (platform actions, injection) only while it serves.
-	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger})
+	g.owners.setInject(g.runner.Inject)
+	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger, owners: g.owners})
 	err := g.runner.Run(ctx)
 	g.h.gw.bind(nil)
 	g.log.logger.Info("gateway: stopped")
@@ -344,6 +352,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 
 // Close ends the sessions, closes state.db and stops every plugin.
 func (g *Gateway) Close() {
+	defer g.owners.close()
 	if g.engine != nil {
 		g.engine.endAll() // before the provider closes (g.end)
 		g.engine.close()
