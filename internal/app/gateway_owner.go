@@ -132,6 +132,15 @@ func (o *ownedAdapter) setInject(f func(ctx context.Context, pluginID, key, text
 func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 	fatal := make(chan error, 1)
 	el := o.node.Elect(ctx, o.role, func(lctx context.Context) {
+		// A predecessor whose database session was cut has not noticed yet:
+		// it disconnects within the loss window, so two never connect at once.
+		t := time.NewTimer(o.node.LossWindow())
+		select {
+		case <-lctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
 		o.log.Info("gateway: this process now owns the connection", "platform", o.Name(), "role", o.role)
 		o.leading.Store(true)
 		var served sync.WaitGroup
@@ -170,6 +179,7 @@ func (o *ownedAdapter) serveOutbox(lctx context.Context) {
 		// platform call is short, and half of one helps nobody.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(lctx), 30*time.Second)
 		perr := o.perform(pctx, act)
+		o.log.Debug("gateway: performed a routed action", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt)
 		cancel()
 		if perr != nil {
 			o.log.Warn("gateway: an action routed from another process failed", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt, "error", perr)

@@ -23,7 +23,7 @@ import (
 //	discordfake say CHANNEL USER TEXT...      # USER writes in guild channel (or thread) CHANNEL; "@bot" mentions the bot
 //	                                          # (both set $DISCORD_MSG to the new message's id)
 //	discordfake wait WHAT N [TIMEOUT]         # until N of WHAT (messages, edits, threads, callbacks, identifies,
-//	                                          # resumes, typing, live) (default 30s); ! = not within the time
+//	                                          # resumes, typing, live, reactions) (default 30s); ! = not within the time
 //	discordfake sent                          # the bot's messages, one JSON object a line
 //	discordfake threads                       # the threads it opened, one JSON object a line
 //	discordfake press CHANNEL USER LABEL...   # USER presses the button LABEL of the newest bot message in CHANNEL with one
@@ -217,6 +217,8 @@ func dfCounter(ts *testscript.TestScript, what string) func(discordfake.View) in
 		return func(v discordfake.View) int { return len(v.Typing()) }
 	case "live":
 		return func(v discordfake.View) int { return v.Live() }
+	case "reactions":
+		return func(v discordfake.View) int { return len(v.Reactions()) }
 	}
 	ts.Fatalf("discordfake wait: unknown %q (messages, edits, threads, callbacks, identifies, resumes, typing)", what)
 	return nil

@@ -67,6 +67,9 @@ type Server struct {
 	fails    map[string][]Failure
 	wake     chan struct{} // closed and replaced when an update or call arrives
 	polls    int
+	// polling is how many getUpdates are waiting now, maxPolling the most
+	// at once: Telegram itself answers a second poller 409 Conflict.
+	polling, maxPolling int
 	webhook  string
 	secret   string
 	hooked   chan json.RawMessage // updates to POST to the webhook, in order
@@ -261,6 +264,14 @@ func (s *Server) Calls(method string) []Call {
 	return out
 }
 
+// Pollers is how many getUpdates calls are waiting now and the most that
+// ever waited at once (one bot should never poll twice at a time).
+func (s *Server) Pollers() (now, most int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polling, s.maxPolling
+}
+
 // Polls is how many getUpdates calls were answered.
 func (s *Server) Polls() int {
 	s.mu.Lock()
@@ -417,6 +428,15 @@ func (s *Server) getUpdates(ctx context.Context, w http.ResponseWriter, p map[st
 	offset, _ := strconv.ParseInt(p["offset"], 10, 64)
 	timeout, _ := strconv.Atoi(p["timeout"])
 	deadline := time.After(time.Duration(timeout) * time.Second)
+	s.mu.Lock()
+	s.polling++
+	s.maxPolling = max(s.maxPolling, s.polling)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.polling--
+		s.mu.Unlock()
+	}()
 	for {
 		s.mu.Lock()
 		if f := s.fails["getUpdates"]; len(f) > 0 {
