@@ -58,24 +58,24 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	updates  []json.RawMessage // queued, not yet confirmed by an offset
-	ids      []int64           // their update_ids
-	nextID   int64
-	nextMsg  int
-	calls    []Call
-	fails    map[string][]Failure
-	wake     chan struct{} // closed and replaced when an update or call arrives
-	polls    int
+	mu      sync.Mutex
+	updates []json.RawMessage // queued, not yet confirmed by an offset
+	ids     []int64           // their update_ids
+	nextID  int64
+	nextMsg int
+	calls   []Call
+	fails   map[string][]Failure
+	wake    chan struct{} // closed and replaced when an update or call arrives
+	polls   int
 	// polling is how many getUpdates are waiting now, maxPolling the most
 	// at once: Telegram itself answers a second poller 409 Conflict.
 	polling, maxPolling int
-	webhook  string
-	secret   string
-	hooked   chan json.RawMessage // updates to POST to the webhook, in order
-	closed   bool
-	posts    []int
-	maxQueue int
+	webhook             string
+	secret              string
+	hooked              chan json.RawMessage // updates to POST to the webhook, in order
+	closed              bool
+	posts               []int
+	maxQueue            int
 	// okCalls counts each method's successful calls, so WaitCalls need not
 	// rescan every call at each wake-up (a benchmark makes thousands).
 	okCalls map[string]int
