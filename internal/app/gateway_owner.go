@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
@@ -226,7 +227,7 @@ func (o *ownedAdapter) Typing(ctx context.Context, chatID, threadID string) erro
 	if o.leading.Load() {
 		return o.inner.Typing(ctx, chatID, threadID)
 	}
-	return o.route(ctx, ownerAction{Op: opTyping, ChatID: chatID, ThreadID: threadID, At: time.Now()})
+	return o.route(ctx, ownerAction{Op: opTyping, ChatID: chatID, ThreadID: threadID, At: clock.Now()})
 }
 
 func (o *ownedAdapter) AddReaction(ctx context.Context, chatID, messageID, emoji string) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/config"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
@@ -62,7 +63,7 @@ func (o *ownedAdapter) perform(ctx context.Context, act *cluster.Action) error {
 	case opEdit:
 		return o.inner.Edit(ctx, a.ChatID, a.MessageID, a.Text)
 	case opTyping:
-		if time.Since(a.At) > ownerActionFresh {
+		if clock.Now().Sub(a.At) > ownerActionFresh {
 			return nil
 		}
 		return o.inner.Typing(ctx, a.ChatID, a.ThreadID)
