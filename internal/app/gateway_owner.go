@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,9 +56,13 @@ func openClusterNode(ctx context.Context, f *Factory, doc *config.Doc) (*cluster
 		}
 		*d.to = dur
 	}
+	if cfg.Heartbeat > 0 && cfg.Heartbeat >= cmp.Or(cfg.LeaseTTL, 30*time.Second) {
+		return nil, configError("gateway.cluster.heartbeat %s is not shorter than gateway.cluster.lease_ttl %s: leases would lapse between heartbeats", cfg.Heartbeat, cmp.Or(cfg.LeaseTTL, 30*time.Second))
+	}
 	n, err := cluster.Open(ctx, cfg)
 	if err != nil {
-		return nil, configError("%v", err)
+		// The database may be back in a moment: a restart, not a fix, is due.
+		return nil, &ExitError{Code: ExitGatewayRestart, Message: "Error: " + err.Error() + " (exit 75: restart the gateway)"}
 	}
 	return n, nil
 }
