@@ -335,7 +335,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		g.log.logger.Warn(g.Warning)
 	}
 	// Plugins reach the runner (platform actions, injection) only while it serves.
-	g.owners.setInject(g.runner.Inject)
+	g.owners.setRunner(g.runner)
 	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger, owners: g.owners})
 	err := g.runner.Run(ctx)
 	g.h.gw.bind(nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 )
 
@@ -99,16 +100,23 @@ type ownedAdapter struct {
 	log   *slog.Logger
 	// leading: the inner connection is this process's to use.
 	leading atomic.Bool
-	// inject performs an injection on the owner (the runner's Inject).
-	injectMu sync.Mutex
-	inject   func(ctx context.Context, pluginID, key, text string) bool
+	// inject performs an injection on the owner (the runner's Inject);
+	// redeliver sends what the ledger owes the platform's chats.
+	injectMu  sync.Mutex
+	inject    func(ctx context.Context, pluginID, key, text string) bool
+	redeliver func(platform.Adapter)
 }
 
 var (
-	_ platform.Adapter       = (*ownedAdapter)(nil)
-	_ platform.ReactionAdder = (*ownedAdapter)(nil)
-	_ platform.ThreadRenamer = (*ownedAdapter)(nil)
+	_ platform.Adapter         = (*ownedAdapter)(nil)
+	_ platform.ReactionAdder   = (*ownedAdapter)(nil)
+	_ platform.ThreadRenamer   = (*ownedAdapter)(nil)
+	_ gateway.RedeliversOnLead = (*ownedAdapter)(nil)
 )
+
+// RedeliversOnLead: the process that gains the connection sends what the
+// ledger owes (a dead owner's answers too), not every process at its start.
+func (o *ownedAdapter) RedeliversOnLead() {}
 
 // ownerActionFresh bounds how old a typing signal may be and still be shown:
 // one that waited out a takeover is over.
@@ -125,9 +133,9 @@ func (o *ownedAdapter) Connected() bool {
 	return o.node.Fresh()
 }
 
-func (o *ownedAdapter) setInject(f func(ctx context.Context, pluginID, key, text string) bool) {
+func (o *ownedAdapter) setRunner(inject func(ctx context.Context, pluginID, key, text string) bool, redeliver func(platform.Adapter)) {
 	o.injectMu.Lock()
-	o.inject = f
+	o.inject, o.redeliver = inject, redeliver
 	o.injectMu.Unlock()
 }
 
@@ -152,6 +160,13 @@ func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 		var served sync.WaitGroup
 		served.Add(1)
 		go func() { defer served.Done(); o.serveOutbox(lctx) }()
+		o.injectMu.Lock()
+		redeliver := o.redeliver
+		o.injectMu.Unlock()
+		if redeliver != nil {
+			served.Add(1)
+			go func() { defer served.Done(); redeliver(o) }()
+		}
 		err := o.inner.Run(lctx, h)
 		o.leading.Store(false)
 		if err != nil && lctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/config"
+	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 )
 
@@ -151,12 +152,12 @@ func (w *gatewayOwners) inject(ctx context.Context, pluginID, key, text string) 
 	return true, true
 }
 
-func (w *gatewayOwners) setInject(f func(ctx context.Context, pluginID, key, text string) bool) {
+func (w *gatewayOwners) setRunner(r *gateway.Runner) {
 	if w == nil {
 		return
 	}
 	for _, o := range w.owned {
-		o.setInject(f)
+		o.setRunner(r.Inject, r.Redeliver)
 	}
 }
 

@@ -95,8 +95,10 @@ type ownerProc struct {
 	inner    *recAdapter
 	o        *ownedAdapter
 	injected chan string
-	stop     context.CancelFunc
-	done     chan error
+	// redelivered counts the ledger redeliveries asked on gaining the connection.
+	redelivered atomic.Int32
+	stop        context.CancelFunc
+	done        chan error
 }
 
 // startOwner is one gateway process's owned Discord connection.
@@ -111,10 +113,10 @@ func startOwner(t *testing.T, url string, live, maxLive *atomic.Int32) *ownerPro
 	p := &ownerProc{node: n, inner: &recAdapter{name: "discord", live: live, maxLive: maxLive},
 		injected: make(chan string, 8), done: make(chan error, 1)}
 	p.o = &ownedAdapter{inner: p.inner, role: roleDiscord, node: n, log: slog.New(slog.DiscardHandler)}
-	p.o.setInject(func(_ context.Context, pluginID, key, text string) bool {
+	p.o.setRunner(func(_ context.Context, pluginID, key, text string) bool {
 		p.injected <- pluginID + " " + key + " " + text
 		return true
-	})
+	}, func(a platform.Adapter) { p.redelivered.Add(1) })
 	rctx, stop := context.WithCancel(context.Background())
 	p.stop = stop
 	go func() { p.done <- p.o.Run(rctx, func(context.Context, platform.Event) {}) }()
@@ -160,6 +162,12 @@ func TestOwnedAdapterOneOwnerRoutingAndTakeover(t *testing.T) {
 	ps := []*ownerProc{startOwner(t, url, &live, &maxLive), startOwner(t, url, &live, &maxLive), startOwner(t, url, &live, &maxLive)}
 	waitUntil(t, "one owner", 10*time.Second, func() bool { return leaderOf(ps) != nil && live.Load() == 1 })
 	owner := leaderOf(ps)
+	waitUntil(t, "the owner to send what the ledger owes", 5*time.Second, func() bool { return owner.redelivered.Load() == 1 })
+	for _, p := range ps {
+		if p != owner && p.redelivered.Load() != 0 {
+			t.Fatal("a process without the connection redelivered the ledger's answers")
+		}
+	}
 	var other *ownerProc
 	for _, p := range ps {
 		if p != owner {
@@ -224,6 +232,7 @@ func TestOwnedAdapterOneOwnerRoutingAndTakeover(t *testing.T) {
 	}
 	waitUntil(t, "a new owner", 10*time.Second, func() bool { l := leaderOf(ps); return l != nil && l != owner && live.Load() == 1 })
 	next := leaderOf(ps)
+	waitUntil(t, "the new owner to send what the ledger owes", 5*time.Second, func() bool { return next.redelivered.Load() == 1 })
 	if owner.inner.Connected() {
 		t.Fatal("the old owner is still connected")
 	}
