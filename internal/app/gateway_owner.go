@@ -199,9 +199,14 @@ func (o *ownedAdapter) serveOutbox(lctx context.Context) {
 		// Performed to the end even if leadership goes meanwhile: the
 		// platform call is short, and half of one helps nobody.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(lctx), 30*time.Second)
-		perr := o.perform(pctx, act)
-		o.log.Debug("gateway: performed a routed action", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt)
+		retry, perr := o.perform(pctx, act)
 		cancel()
+		o.log.Debug("gateway: performed a routed action", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt)
+		if perr != nil && retry && act.Attempt < routedAttempts {
+			// Not acked: tried again (here or by the next owner) once the claim expires.
+			o.log.Warn("gateway: a routed send failed; it is tried again after its claim expires", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt, "error", perr)
+			continue
+		}
 		if perr != nil {
 			o.log.Warn("gateway: an action routed from another process failed", "platform", o.Name(), "action", act.ID, "attempt", act.Attempt, "error", perr)
 		}

@@ -48,8 +48,18 @@ func (a ownerAction) encode() ([]byte, error) {
 	return b, nil
 }
 
-// perform does one routed action on the inner (connected) adapter.
-func (o *ownedAdapter) perform(ctx context.Context, act *cluster.Action) error {
+// routedAttempts bounds the tries of a routed send the platform refused for
+// now (rate limit, 5xx): each after the previous claim expired.
+const routedAttempts = 3
+
+// perform does one routed action on the inner (connected) adapter; retry:
+// the platform said to try again later.
+func (o *ownedAdapter) perform(ctx context.Context, act *cluster.Action) (retry bool, err error) {
+	err = o.performOnce(ctx, act, &retry)
+	return retry, err
+}
+
+func (o *ownedAdapter) performOnce(ctx context.Context, act *cluster.Action, retry *bool) error {
 	var a ownerAction
 	if err := json.Unmarshal(act.Payload, &a); err != nil {
 		return fmt.Errorf("a routed action that does not decode: %w", err)
@@ -59,7 +69,8 @@ func (o *ownedAdapter) perform(ctx context.Context, act *cluster.Action) error {
 		if a.Out == nil {
 			return errors.New("a routed send without a message")
 		}
-		_, err := o.inner.Send(ctx, *a.Out)
+		res, err := o.inner.Send(ctx, *a.Out)
+		*retry = err != nil && res.Retryable
 		return err
 	case opEdit:
 		return o.inner.Edit(ctx, a.ChatID, a.MessageID, a.Text)

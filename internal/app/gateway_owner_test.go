@@ -25,6 +25,8 @@ type recAdapter struct {
 	connected atomic.Bool
 	runs      atomic.Int32
 	fatal     error // Run returns it at once when set
+	// busy: this many sends fail as a rate limit would (retryable).
+	busy atomic.Int32
 
 	mu   sync.Mutex
 	done []string
@@ -61,6 +63,10 @@ func (a *recAdapter) performed() []string {
 }
 
 func (a *recAdapter) Send(_ context.Context, m platform.Outbound) (platform.SendResult, error) {
+	if a.busy.Add(-1) >= 0 {
+		a.record("refused " + m.ChatID + " " + m.Text)
+		return platform.SendResult{Retryable: true, RetryAfter: time.Second}, errors.New("429 Too Many Requests")
+	}
 	a.record("send " + m.ChatID + " " + m.Text)
 	return platform.SendResult{MessageID: "m1"}, nil
 }
@@ -272,6 +278,19 @@ func TestOwnedAdapterOneOwnerRoutingAndTakeover(t *testing.T) {
 	if got := heir.inner.performed(); len(got) != 1 {
 		t.Fatalf("the heir performed %v, want the one expired action", got)
 	}
+
+	// A routed send the platform refuses for now is tried again once its
+	// claim expires, and not again once it went out.
+	heir.inner.busy.Store(1)
+	if _, err := other.o.Send(ctx, platform.Outbound{ChatID: "c5", Text: "busy"}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the refused send to be tried again", 15*time.Second, func() bool {
+		return strings.Contains(strings.Join(heir.inner.performed(), "|"), "send c5 busy")
+	})
+	if got := strings.Join(heir.inner.performed()[1:], "|"); got != "refused c5 busy|send c5 busy" {
+		t.Fatalf("the heir's tries: %s", got)
+	}
 	if m := maxLive.Load(); m != 1 {
 		t.Fatalf("%d connections were up at once", m)
 	}
@@ -307,7 +326,7 @@ func TestOwnerActionPerformRejects(t *testing.T) {
 		{`{"op":"launch"}`, `unknown kind "launch"`},
 		{`{"op":"inject","key":"k"}`, "not serving"},
 	} {
-		err := o.perform(context.Background(), &cluster.Action{Payload: []byte(tc.payload)})
+		_, err := o.perform(context.Background(), &cluster.Action{Payload: []byte(tc.payload)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("perform(%s): %v, want %q", tc.payload, err, tc.want)
 		}
@@ -316,7 +335,7 @@ func TestOwnerActionPerformRejects(t *testing.T) {
 	stale := mustEncode(t, ownerAction{Op: opTyping, ChatID: "c", At: time.Now().Add(-time.Minute)})
 	fresh := mustEncode(t, ownerAction{Op: opTyping, ChatID: "d", At: time.Now()})
 	for _, p := range [][]byte{stale, fresh} {
-		if err := o.perform(context.Background(), &cluster.Action{Payload: p}); err != nil {
+		if _, err := o.perform(context.Background(), &cluster.Action{Payload: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
