@@ -189,13 +189,17 @@ func (s *gatewayServices) bind(b *gatewayBinding) { s.cur.Store(b) }
 
 // gatewayBinding is one runner and its log.
 type gatewayBinding struct {
-	r   *gateway.Runner
-	log *slog.Logger
+	r      *gateway.Runner
+	log    *slog.Logger
+	owners *gatewayOwners
 }
 
 func (b *gatewayBinding) Adapter(name string) (platform.Adapter, bool) { return b.r.Adapter(name) }
 
 func (b *gatewayBinding) Inject(ctx context.Context, pluginID, key, text string) bool {
+	if handled, ok := b.owners.inject(ctx, pluginID, key, text); handled {
+		return ok
+	}
 	return b.r.Inject(ctx, pluginID, key, text)
 }
 

@@ -54,9 +54,11 @@ type Gateway struct {
 	// skipped are enabled plugin platforms whose check_fn said no, and why.
 	skipped []string
 	// cluster is the PostgreSQL work queue's side (nil with state.db);
-	// admin the health endpoints (gateway_cluster.go, gateway_admin.go).
+	// admin the health endpoints; owners the connections one process holds
+	// (gateway_cluster.go, gateway_admin.go, gateway_owner.go).
 	cluster *gatewayCluster
 	admin   *gatewayAdmin
+	owners  *gatewayOwners
 }
 
 // GatewayOptions are what the command asks of the gateway.
@@ -139,10 +141,17 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	memToolsOn := h.memoryToolsOn()
 	g.end = func() { h.memory.Close(context.Background()); endAgent(); restoreTools() }
 
+	if err := g.prepareCluster(f, cfg); err != nil {
+		return nil, err
+	}
+	if g.owners, err = g.openOwners(ctx); err != nil {
+		return nil, err
+	}
 	adapters, err := g.adapters(ctx, doc, env)
 	if err != nil {
 		return nil, err
 	}
+	adapters = g.owners.wrap(g, adapters, env("TELEGRAM_WEBHOOK_URL") == "")
 	store, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return nil, err
@@ -195,12 +204,10 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if o.DrainTimeout > 0 {
 		drain = o.DrainTimeout
 	}
-	if err := g.joinCluster(f, cfg, adapters); err != nil {
-		return nil, err
-	}
+	g.joinCluster(adapters)
 	var ledger gateway.Ledger
 	if boolAt(cfg, true, "gateway", "delivery_ledger") {
-		ledger = g.cluster.ledger(storeLedger{store})
+		ledger = g.cluster.ledger(storeLedger{store}, adapters)
 	}
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger, Routes: g.engine,
@@ -243,6 +250,7 @@ func (g *Gateway) adapters(ctx context.Context, doc *config.Doc, env func(string
 		if v, ok := doc.GetPath([]string{"platforms", telegram.Name, "extra", "drop_pending_on_cold_boot"}); ok {
 			drop, _ = config.Bool(v)
 		}
+		drop = drop && g.owners == nil // a takeover is no cold boot: what waited is the cluster's
 		port := env("TELEGRAM_WEBHOOK_PORT")
 		if port == "" {
 			port = "8443"
@@ -338,7 +346,8 @@ func (g *Gateway) Run(ctx context.Context) error {
 		g.log.logger.Warn(g.Warning)
 	}
 	// Plugins reach the runner (platform actions, injection) only while it serves.
-	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger})
+	g.owners.setRunner(g.runner)
+	g.h.gw.bind(&gatewayBinding{r: g.runner, log: g.log.logger, owners: g.owners})
 	stopCluster, err := g.runCluster(ctx)
 	if err != nil {
 		g.h.gw.bind(nil)
@@ -367,6 +376,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 
 // Close ends the sessions, closes state.db and stops every plugin.
 func (g *Gateway) Close() {
+	defer g.owners.close()
 	if g.engine != nil {
 		g.engine.endAll() // before the provider closes (g.end)
 		g.engine.close()
@@ -620,35 +630,6 @@ func (e *gatewayEngine) close() {
 }
 
 func boolSetting(cfg map[string]any, key string, def bool) bool { return boolAt(cfg, def, key) }
-
-// boolAt reads the boolean at path (YAML 1.1 spellings), def when missing.
-func boolAt(cfg map[string]any, def bool, path ...string) bool {
-	var v any = cfg
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return def
-		}
-		v = m[p]
-	}
-	if b, ok := config.Bool(v); ok {
-		return b
-	}
-	return def
-}
-
-func stringAt(cfg map[string]any, path ...string) (string, bool) {
-	var v any = cfg
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return "", false
-		}
-		v = m[p]
-	}
-	s, ok := v.(string)
-	return s, ok
-}
 
 // storeLedger is the delivery ledger in the session store.
 type storeLedger struct{ s ledgerStore }

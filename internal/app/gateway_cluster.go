@@ -1,12 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,35 +37,56 @@ type gatewayCluster struct {
 }
 
 // clusterConfig reads gateway.cluster.* into the cluster's configuration
-// for the store at storeURL (its password, from .env, put in the URL).
+// for the store at storeURL (its password, from .env, put in the URL). A
+// timing is a duration ("30s", "500ms") or a number of seconds.
 func clusterConfig(cfg map[string]any, storeURL, password string) (cluster.Config, error) {
-	u := storeURL
-	if password != "" {
-		pu, err := url.Parse(storeURL)
-		if err != nil {
-			return cluster.Config{}, fmt.Errorf("gateway.store is not a URL: %w", err)
-		}
-		if pu.User != nil {
-			if _, set := pu.User.Password(); !set {
-				pu.User = url.UserPassword(pu.User.Username(), password)
-			}
-		}
-		u = pu.String()
-	}
-	secs := func(key string) time.Duration {
-		return time.Duration(intSetting(cfg, []string{"gateway", "cluster", key}, 0)) * time.Second
-	}
-	c := cluster.Config{URL: u, LeaseTTL: secs("lease_ttl"), Poll: secs("poll"), RetryDelay: secs("retry_delay"),
+	c := cluster.Config{URL: withPassword(storeURL, password),
 		MaxAttempts: intSetting(cfg, []string{"gateway", "cluster", "max_attempts"}, 0)}
-	if c.LeaseTTL < 0 || c.Poll < 0 || c.MaxAttempts < 0 {
-		return c, errors.New("gateway.cluster: lease_ttl, poll, retry_delay and max_attempts must be positive numbers (seconds, attempts)")
+	for _, d := range []struct {
+		key string
+		to  *time.Duration
+	}{
+		{"lease_ttl", &c.LeaseTTL}, {"heartbeat", &c.Heartbeat}, {"elect_retry", &c.ElectRetry},
+		{"poll", &c.Poll}, {"retry_delay", &c.RetryDelay},
+	} {
+		v, ok := valueAt(cfg, "gateway", "cluster", d.key)
+		if !ok || v == nil {
+			continue
+		}
+		dur, err := settingDuration(v)
+		if err != nil || dur <= 0 {
+			return c, fmt.Errorf("gateway.cluster.%s in config.yaml is %v: write a duration such as 30s or 500ms (or a number of seconds)", d.key, v)
+		}
+		*d.to = dur
+	}
+	if c.MaxAttempts < 0 {
+		return c, errors.New("gateway.cluster.max_attempts must be a positive number of deliveries")
+	}
+	if lease := cmp.Or(c.LeaseTTL, 30*time.Second); c.Heartbeat > 0 && c.Heartbeat >= lease {
+		return c, fmt.Errorf("gateway.cluster.heartbeat %s is not shorter than gateway.cluster.lease_ttl %s: leases would lapse between heartbeats", c.Heartbeat, lease)
 	}
 	return c, nil
 }
 
-// joinCluster sets up the queue path when the store is PostgreSQL; with
-// state.db it does nothing and the gateway is one process, as before.
-func (g *Gateway) joinCluster(f *Factory, cfg map[string]any, adapters []platform.Adapter) error {
+// settingDuration is a config value as a duration: a string time.ParseDuration
+// reads, or a number of seconds.
+func settingDuration(v any) (time.Duration, error) {
+	if x, ok := v.(string); ok {
+		return time.ParseDuration(strings.TrimSpace(x))
+	}
+	if n, ok := toInt(v); ok {
+		return time.Duration(n) * time.Second, nil
+	}
+	if x, ok := v.(float64); ok {
+		return time.Duration(x * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("%v is not a duration", v)
+}
+
+// prepareCluster reads the cluster's settings when the store is PostgreSQL
+// (the node itself is joined by openCluster, on first use); with state.db it
+// does nothing and the gateway is one process, as before.
+func (g *Gateway) prepareCluster(f *Factory, cfg map[string]any) error {
 	storeURL, err := f.storeURL()
 	if err != nil || storeURL == "" {
 		return err
@@ -83,6 +104,16 @@ func (g *Gateway) joinCluster(f *Factory, cfg map[string]any, adapters []platfor
 	if c.workers <= 0 {
 		return configError("gateway.cluster.workers is %d: use a positive number of turns this process runs at once", c.workers)
 	}
+	g.cluster = c
+	return nil
+}
+
+// joinCluster sets up the queue path once the adapters and the engine exist.
+func (g *Gateway) joinCluster(adapters []platform.Adapter) {
+	c := g.cluster
+	if c == nil {
+		return
+	}
 	for _, a := range adapters {
 		if tg, ok := a.(*telegram.Adapter); ok {
 			c.telegram = tg
@@ -91,7 +122,6 @@ func (g *Gateway) joinCluster(f *Factory, cfg map[string]any, adapters []platfor
 	// Conversations move between processes: each turn reads its session
 	// from the database rather than trusting this process's copy.
 	g.engine.shared = true
-	g.cluster = c
 	if c.telegram != nil {
 		c.telegram.SetAccept(func(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
 			node, err := g.openCluster(ctx)
@@ -103,7 +133,6 @@ func (g *Gateway) joinCluster(f *Factory, cfg map[string]any, adapters []platfor
 			return err
 		})
 	}
-	return nil
 }
 
 // openCluster returns this gateway's cluster node, joining the cluster on
@@ -313,8 +342,10 @@ func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.
 // store that includes answers another live process recorded a moment ago
 // and is sending now. Only answers older than two lease expiries are owed:
 // by then their process has finished them or died, and a dead process's
-// unfinished items come back through the queue anyway.
-func (c *gatewayCluster) ledger(l storeLedger) gateway.Ledger {
+// unfinished items come back through the queue anyway. A connection one
+// process holds (gateway.RedeliversOnLead) is redelivered by the process that
+// takes it over, once its owner is gone: what it owes is owed at once.
+func (c *gatewayCluster) ledger(l storeLedger, adapters []platform.Adapter) gateway.Ledger {
 	if c == nil {
 		return l
 	}
@@ -322,12 +353,19 @@ func (c *gatewayCluster) ledger(l storeLedger) gateway.Ledger {
 	if ttl <= 0 {
 		ttl = 30 * time.Second
 	}
-	return clusterLedger{storeLedger: l, settle: 2 * ttl}
+	onLead := map[string]bool{}
+	for _, a := range adapters {
+		if _, ok := a.(gateway.RedeliversOnLead); ok {
+			onLead[a.Name()] = true
+		}
+	}
+	return clusterLedger{storeLedger: l, settle: 2 * ttl, onLead: onLead}
 }
 
 type clusterLedger struct {
 	storeLedger
 	settle time.Duration
+	onLead map[string]bool
 }
 
 func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {
@@ -336,6 +374,9 @@ func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent,
 		return nil, err
 	}
 	cutoff := l.s.Now().Add(-l.settle)
+	if l.onLead[pl] {
+		cutoff = l.s.Now()
+	}
 	out := make([]gateway.Unsent, 0, len(rows))
 	for _, d := range rows {
 		var r ledgerRoute

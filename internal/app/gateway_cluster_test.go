@@ -101,7 +101,7 @@ func TestClusterConfig(t *testing.T) {
 	if c.URL != "postgres://hermes:s3cret@db/hermes" || c.LeaseTTL.Seconds() != 6 || c.Poll.Seconds() != 2 || c.MaxAttempts != 3 {
 		t.Fatalf("config %+v", c)
 	}
-	// A password already in the URL stays; none is added without a user.
+	// A password already in the URL stays.
 	if c, _ := clusterConfig(nil, "postgres://hermes:inurl@db/hermes", "other"); c.URL != "postgres://hermes:inurl@db/hermes" {
 		t.Errorf("URL %s", c.URL)
 	}

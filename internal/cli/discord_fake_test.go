@@ -23,11 +23,12 @@ import (
 //	discordfake say CHANNEL USER TEXT...      # USER writes in guild channel (or thread) CHANNEL; "@bot" mentions the bot
 //	                                          # (both set $DISCORD_MSG to the new message's id)
 //	discordfake wait WHAT N [TIMEOUT]         # until N of WHAT (messages, edits, threads, callbacks, identifies,
-//	                                          # resumes, typing) (default 30s); ! = not within the time
+//	                                          # resumes, typing, live, reactions) (default 30s); ! = not within the time
 //	discordfake sent                          # the bot's messages, one JSON object a line
 //	discordfake threads                       # the threads it opened, one JSON object a line
 //	discordfake press CHANNEL USER LABEL...   # USER presses the button LABEL of the newest bot message in CHANNEL with one
 //	discordfake drop                          # the connection drops (no close frame); the bot must RESUME
+//	discordfake live                          # "live=N max=M": identified connections open now, and the most at once
 //
 // config.yaml then says platforms.discord.extra.base_url: ${DISCORD_FAKE_URL}.
 func init() {
@@ -175,6 +176,8 @@ func cmdDiscordFake(ts *testscript.TestScript, neg bool, args []string) {
 		st.s.ButtonPress(args[1], guild, discordfake.Author{ID: args[2], Name: "user" + args[2]}, msgID, custom)
 	case "drop":
 		st.s.Disconnect()
+	case "live":
+		st.s.Snapshot(func(v discordfake.View) { fmt.Fprintf(ts.Stdout(), "live=%d max=%d\n", v.Live(), v.MaxLive()) })
 	default:
 		ts.Fatalf("discordfake: unknown subcommand %q", args[0])
 	}
@@ -212,6 +215,10 @@ func dfCounter(ts *testscript.TestScript, what string) func(discordfake.View) in
 		return func(v discordfake.View) int { return v.Resumes() }
 	case "typing":
 		return func(v discordfake.View) int { return len(v.Typing()) }
+	case "live":
+		return func(v discordfake.View) int { return v.Live() }
+	case "reactions":
+		return func(v discordfake.View) int { return len(v.Reactions()) }
 	}
 	ts.Fatalf("discordfake wait: unknown %q (messages, edits, threads, callbacks, identifies, resumes, typing)", what)
 	return nil

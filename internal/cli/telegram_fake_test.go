@@ -28,6 +28,7 @@ import (
 //	telegramfake wait METHOD N [TIMEOUT]   # until N successful METHOD calls (default 30s)
 //	telegramfake sent METHOD               # those calls' parameters, one JSON object a line
 //	telegramfake count METHOD N            # exactly N successful calls so far
+//	telegramfake pollers                   # "polling=N max=M": getUpdates waiting now, and the most at once
 //	telegramfake fail METHOD CODE [N] [RETRY_AFTER]   # the next N (1) calls answer CODE
 //	telegramfake raw ID JSON               # an update as given (malformed ones too)
 //	telegramfake edit CHAT USER MSG TEXT...   # USER edited message MSG
@@ -162,6 +163,9 @@ func cmdTelegramFake(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 			fmt.Fprintf(ts.Stdout(), "%s\n", b)
 		}
+	case "pollers":
+		now, most := srv.Pollers()
+		fmt.Fprintf(ts.Stdout(), "polling=%d max=%d\n", now, most)
 	case "count":
 		if len(args) != 3 {
 			ts.Fatalf("usage: telegramfake count METHOD N")

@@ -197,3 +197,11 @@ loop:
 	}
 	return err
 }
+
+// LossWindow bounds how long a leader whose lock was taken from it (its
+// database session ended) may go on believing it leads: until its next
+// check and that check's timeout. A new leader that must never overlap its
+// predecessor (one websocket per bot) waits this long before it acts.
+func (n *Node) LossWindow() time.Duration {
+	return 2*min(n.cfg.Heartbeat, checkEvery) + 100*time.Millisecond
+}

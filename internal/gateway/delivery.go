@@ -64,6 +64,22 @@ func (r *Runner) markSent() {
 // recoveredPrefix marks an answer whose send had begun before a crash.
 const recoveredPrefix = "♻️ Recovered reply — sent again after the gateway restarted; it may be a duplicate.\n\n"
 
+// RedeliversOnLead marks an adapter whose connection one process of a
+// cluster holds at a time: what the ledger owes its chats is sent by
+// whichever process gains the connection (it calls Redeliver from its Run),
+// not by every process at its start.
+type RedeliversOnLead interface {
+	RedeliversOnLead()
+}
+
+// Redeliver sends what the ledger owes a's chats; only from within a's Run
+// (the runner is serving, its sent marks still taken).
+func (r *Runner) Redeliver(a platform.Adapter) {
+	if r.o.Ledger != nil && r.sent != nil {
+		r.redeliver(a)
+	}
+}
+
 // redeliver sends what the ledger still owes a's chats.
 func (r *Runner) redeliver(a platform.Adapter) {
 	ctx := context.Background()

@@ -241,7 +241,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	errs := make(chan error, len(r.adapters))
 	var adapters sync.WaitGroup
 	for _, a := range r.o.Adapters {
-		if r.o.Ledger != nil {
+		if _, onLead := a.(RedeliversOnLead); r.o.Ledger != nil && !onLead {
 			r.running.Add(1)
 			go func() { defer r.running.Done(); r.redeliver(a) }()
 		}

@@ -95,6 +95,8 @@ type Server struct {
 	sessionID string
 	log       []frame // every dispatch of the current session, seq = index+1
 	conn      *wsConn // the live, identified connection, if any
+	live      int     // identified (or resumed) connections not yet closed
+	maxLive   int     // the most there were at once
 	identify  []json.RawMessage
 	resumes   int
 	beats     int
@@ -247,6 +249,11 @@ func (v View) Identifies() int        { return len(v.s.identify) }
 func (v View) Resumes() int           { return v.s.resumes }
 func (v View) Heartbeats() int        { return v.s.beats }
 func (v View) Connected() bool        { return v.s.conn != nil }
+
+// Live is how many identified connections are open now; MaxLive the most at
+// once so far (one bot should never hold two).
+func (v View) Live() int    { return v.s.live }
+func (v View) MaxLive() int { return v.s.maxLive }
 func (v View) Channel(id string) (Channel, bool) {
 	c, ok := v.s.channels[id]
 	return c, ok

@@ -12,8 +12,9 @@ import (
 // wsConn is one bot connection; writes are serialised (gorilla allows one
 // writer at a time).
 type wsConn struct {
-	ws *websocket.Conn
-	mu sync.Mutex
+	ws   *websocket.Conn
+	mu   sync.Mutex
+	live bool // counted in Server.live (under Server.mu)
 }
 
 func (c *wsConn) sendRaw(b []byte) {
@@ -50,8 +51,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			s.mu.Lock()
 			if s.conn == c {
 				s.conn = nil
-				s.notifyLocked()
 			}
+			if c.live {
+				c.live = false
+				s.live--
+			}
+			s.notifyLocked()
 			s.mu.Unlock()
 			return
 		}
@@ -115,8 +120,19 @@ func (s *Server) identifyConn(c *wsConn, d json.RawMessage) bool {
 	s.log = append(s.log, f)
 	c.send(f)
 	s.conn = c
+	s.countLiveLocked(c)
 	s.notifyLocked()
 	return true
+}
+
+// countLiveLocked counts c among the identified connections still open: a
+// bot that connects twice at once (two processes with one token) shows.
+func (s *Server) countLiveLocked(c *wsConn) {
+	if !c.live {
+		c.live = true
+		s.live++
+		s.maxLive = max(s.maxLive, s.live)
+	}
 }
 
 // resumeConn replays what the bot missed (from its seq, less the overlap)
@@ -142,5 +158,6 @@ func (s *Server) resumeConn(c *wsConn, d json.RawMessage) {
 	s.log = append(s.log, f)
 	c.send(f)
 	s.conn = c
+	s.countLiveLocked(c)
 	s.notifyLocked()
 }

@@ -58,21 +58,24 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	updates  []json.RawMessage // queued, not yet confirmed by an offset
-	ids      []int64           // their update_ids
-	nextID   int64
-	nextMsg  int
-	calls    []Call
-	fails    map[string][]Failure
-	wake     chan struct{} // closed and replaced when an update or call arrives
-	polls    int
-	webhook  string
-	secret   string
-	hooked   chan json.RawMessage // updates to POST to the webhook, in order
-	closed   bool
-	posts    []int
-	maxQueue int
+	mu      sync.Mutex
+	updates []json.RawMessage // queued, not yet confirmed by an offset
+	ids     []int64           // their update_ids
+	nextID  int64
+	nextMsg int
+	calls   []Call
+	fails   map[string][]Failure
+	wake    chan struct{} // closed and replaced when an update or call arrives
+	polls   int
+	// polling is how many getUpdates are waiting now, maxPolling the most
+	// at once: Telegram itself answers a second poller 409 Conflict.
+	polling, maxPolling int
+	webhook             string
+	secret              string
+	hooked              chan json.RawMessage // updates to POST to the webhook, in order
+	closed              bool
+	posts               []int
+	maxQueue            int
 	// okCalls counts each method's successful calls, so WaitCalls need not
 	// rescan every call at each wake-up (a benchmark makes thousands).
 	okCalls map[string]int
@@ -261,6 +264,14 @@ func (s *Server) Calls(method string) []Call {
 	return out
 }
 
+// Pollers is how many getUpdates calls are waiting now and the most that
+// ever waited at once (one bot should never poll twice at a time).
+func (s *Server) Pollers() (now, most int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polling, s.maxPolling
+}
+
 // Polls is how many getUpdates calls were answered.
 func (s *Server) Polls() int {
 	s.mu.Lock()
@@ -417,6 +428,15 @@ func (s *Server) getUpdates(ctx context.Context, w http.ResponseWriter, p map[st
 	offset, _ := strconv.ParseInt(p["offset"], 10, 64)
 	timeout, _ := strconv.Atoi(p["timeout"])
 	deadline := time.After(time.Duration(timeout) * time.Second)
+	s.mu.Lock()
+	s.polling++
+	s.maxPolling = max(s.maxPolling, s.polling)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.polling--
+		s.mu.Unlock()
+	}()
 	for {
 		s.mu.Lock()
 		if f := s.fails["getUpdates"]; len(f) > 0 {
