@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
 	"github.com/hermes-go/hermes/internal/session"
 )
 
@@ -20,7 +21,7 @@ import (
 //
 //	go test ./internal/chatui -run '^$' -bench KeyPress -benchtime 5000x
 func BenchmarkKeyPress(b *testing.B) {
-	hist, err := openEditorHistory(filepath.Join(b.TempDir(), "history"), 1000)
+	hist, err := editor.OpenHistory(filepath.Join(b.TempDir(), "history"), 1000)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func BenchmarkKeyPress(b *testing.B) {
 	m.update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	// 250 exchanges: the user's message, a streamed markdown answer.
 	for i := range 250 {
-		m.update(editorSubmitMsg{Text: fmt.Sprintf("question %d about `code`", i)})
+		m.update(editor.SubmitMsg{Text: fmt.Sprintf("question %d about `code`", i)})
 		for _, d := range strings.SplitAfter(fmt.Sprintf("Answer %d with **bold** and a list:\n\n- one\n- two\n\nDone.", i), " ") {
 			m.update(textMsg{d})
 		}
@@ -39,7 +40,7 @@ func BenchmarkKeyPress(b *testing.B) {
 		m.pending, m.printing = nil, false // the program printed them
 	}
 	// A turn streams while the user types the next message.
-	m.update(editorSubmitMsg{Text: "and now?"})
+	m.update(editor.SubmitMsg{Text: "and now?"})
 	m.update(textMsg{"A paragraph still streaming, with *emphasis* and more words "})
 	m.queue = nil
 	m.ed.SetValue("a follow-up question of a usual length, being typed")

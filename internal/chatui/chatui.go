@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/session"
@@ -79,9 +80,9 @@ type Screen struct {
 
 // New prepares the screen; the program starts with Run and ends with ctx.
 func New(ctx context.Context, o Options) (*Screen, error) {
-	var hist *editorHistory
+	var hist *editor.History
 	if o.HistoryPath != "" {
-		h, err := openEditorHistory(o.HistoryPath, 1000)
+		h, err := editor.OpenHistory(o.HistoryPath, 1000)
 		if err != nil {
 			return nil, fmt.Errorf("chat history %s: %w", o.HistoryPath, err)
 		}

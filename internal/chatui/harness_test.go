@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/session"
@@ -92,7 +93,7 @@ func newHarness(t *testing.T, chat *stubChat) *harness {
 	t.Helper()
 	h := &harness{t: t, chat: chat, msgs: make(chan tea.Msg, 1024)}
 	o := Options{Color: false, Cwd: t.TempDir(), Commands: []Command{{Name: "usage", Help: "tokens"}, {Name: "undo", Help: "drop"}}}
-	hist, err := openEditorHistory(filepath.Join(t.TempDir(), "history"), 100)
+	hist, err := editor.OpenHistory(filepath.Join(t.TempDir(), "history"), 100)
 	if err != nil {
 		t.Fatal(err)
 	}

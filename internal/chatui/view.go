@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/hermes-go/hermes/internal/chatui/mdstream"
 	"github.com/hermes-go/hermes/internal/chatui/toolview"
 	"github.com/hermes-go/hermes/internal/session"
 	"github.com/hermes-go/hermes/internal/termsafe"
@@ -71,7 +72,7 @@ func (m *Model) View() tea.View {
 func (m *Model) tail() string {
 	var s string
 	if r := m.reasoning.String(); r != "" {
-		s = mdReasoning(r, m.mdOpts())
+		s = mdstream.Reasoning(r, m.mdOpts())
 	}
 	if m.md != nil {
 		if t := m.md.Tail(); t != "" {
