@@ -2,6 +2,7 @@ package chatui
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -179,4 +180,81 @@ func TestNarrow40(t *testing.T) {
 		}
 	}
 	golden(t, "narrow", answerPart(h.printed())+"---\n"+h.view())
+}
+
+// Reasoning shows dim while it streams (its last lines), and folds to its
+// first lines in the transcript; Ctrl-O prints it whole.
+func TestReasoningDimAndFolded(t *testing.T) {
+	c := newChat()
+	var h *harness
+	goOn := make(chan struct{})
+	var steps []string
+	for i := 1; i <= 8; i++ {
+		steps = append(steps, fmt.Sprintf("step %d of the thinking", i))
+	}
+	c.turn = func(context.Context, string) (*agent.Turn, error) {
+		for _, s := range steps {
+			h.out.Reasoning(s + "\n")
+		}
+		<-goOn
+		h.out.Text("The answer.")
+		return &agent.Turn{Final: "The answer.", Streamed: true}, nil
+	}
+	h = newHarnessWith(t, c, harnessOpts{color: true})
+	h.typ("think")
+	h.key("enter")
+	h.until("thinking shown", func() bool { return strings.Contains(h.view(), "step 8") })
+	v := h.m.View().Content
+	if !strings.Contains(v, "thinking… (8 lines)") || strings.Contains(ansi.Strip(v), "step 5 ") {
+		t.Errorf("streaming thinking is not folded to its last lines:\n%s", ansi.Strip(v))
+	}
+	if !strings.Contains(v, "\x1b[2;3m  step 8") {
+		t.Errorf("streaming thinking is not dim: %q", v)
+	}
+	close(goOn)
+	h.until("answered", func() bool { return h.idle() && strings.Contains(ansi.Strip(h.printed()), "The answer.") })
+	p := ansi.Strip(h.printed())
+	if !strings.Contains(p, "step 3 of") || strings.Contains(p, "step 4 of") || !strings.Contains(p, "… 5 more lines of reasoning") {
+		t.Errorf("the transcript's thinking is not folded:\n%s", p)
+	}
+	if !strings.Contains(h.printed(), "\x1b[2;3m  step 1") {
+		t.Errorf("the transcript's thinking is not dim: %q", h.printed())
+	}
+	if strings.Index(p, "step 1") > strings.Index(p, "The answer.") {
+		t.Errorf("the thinking is not before the answer:\n%s", p)
+	}
+	h.key("ctrl+o")
+	h.until("expanded", h.shows("step 8 of the thinking"))
+}
+
+// A resize while the answer streams re-wraps what the screen still draws
+// (the answer's unfinished paragraph, the editor, the status line).
+func TestResizeMidStream(t *testing.T) {
+	c := newChat()
+	var h *harness
+	goOn := make(chan struct{})
+	c.turn = func(context.Context, string) (*agent.Turn, error) {
+		h.out.Text(strings.Repeat("streaming words ", 12))
+		<-goOn
+		h.out.Text("end.")
+		return &agent.Turn{Final: "", Streamed: true}, nil
+	}
+	h = newHarnessWith(t, c, harnessOpts{width: 100, height: 30})
+	h.typ("go")
+	h.key("enter")
+	h.until("streaming", func() bool { return strings.Contains(h.view(), "streaming words") })
+	wide := h.view()
+	h.handle(tea.WindowSizeMsg{Width: 40, Height: 20})
+	for _, l := range strings.Split(h.view(), "\n") {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("after the resize a drawn line is %d cells: %q\nbefore:\n%s", w, l, wide)
+		}
+	}
+	close(goOn)
+	h.until("done", func() bool { return h.idle() && strings.Contains(h.printed(), "end.") })
+	for _, l := range strings.Split(h.printed(), "\n") {
+		if w := ansi.StringWidth(l); w > 40 && strings.Contains(l, "streaming") {
+			t.Errorf("the answer printed after the resize is %d cells: %q", w, l)
+		}
+	}
 }

@@ -43,7 +43,9 @@ type Model struct {
 	md          *mdstream.Stream
 	reasoning   strings.Builder
 	tools       []toolview.Call // started this turn, not yet ended
-	lastTool    *toolview.Call  // the last that ended (Ctrl-O shows all of it)
+	lastTool    *toolview.Call  // the last that ended
+	expand      func() string   // what Ctrl-O prints: the last folded output whole (a tool's result, reasoning)
+	rsMemo      reasoningMemo
 	waiting     string          // what hermes waits for: "model", "tool NAME", "approval"
 	notice      string          // the last progress line of the turn (a retry)
 	queue       []string        // inputs typed or injected while busy
@@ -137,6 +139,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.high = max(msg.Width, 10), max(msg.Height, 4)
 		m.cols.Store(int64(m.width))
 		m.ed.SetWidth(m.width)
+		if m.md != nil {
+			// The scrollback stays as printed; the answer's tail and what is
+			// still to come wrap at the new width.
+			m.md.SetWidth(m.width)
+		}
 		if m.picker != nil {
 			m.picker.setSize(m.width, m.high)
 		}
@@ -247,8 +254,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "ctrl+o":
-		if m.lastTool != nil {
-			m.print(toolview.Expanded(*m.lastTool, m.width, m.o.Color))
+		if m.expand != nil {
+			m.print(m.expand())
 		}
 		return nil
 	}
@@ -332,7 +339,7 @@ func (m *Model) startTurn(input string) tea.Cmd {
 	m.busy, m.cancel, m.interrupted = true, cancel, false
 	m.waiting, m.notice = "model", ""
 	m.md = mdstream.New(m.mdOpts())
-	m.reasoning.Reset()
+	m.resetReasoning()
 	m.tools = nil
 	chat, base := m.chat, m.ctx
 	return tea.Batch(m.startTick(), func() tea.Msg {
@@ -399,9 +406,9 @@ func (m *Model) streamText(s string) {
 // endStream finalises the streamed answer so far (before a tool row, at the
 // end of the turn).
 func (m *Model) endStream() {
-	if r := m.reasoning.String(); r != "" {
-		m.print(mdstream.Reasoning(r, m.mdOpts()))
-		m.reasoning.Reset()
+	if m.reasoning.Len() > 0 {
+		m.print(m.foldedReasoning()...)
+		m.resetReasoning()
 	}
 	if m.md != nil {
 		m.print(m.md.Close()...)
@@ -443,6 +450,7 @@ func (m *Model) toolEnd(e toolEndMsg) {
 	c.Done, c.Result, c.Err, c.Blocked, c.Duration = true, e.result, e.err, e.blocked, e.dur
 	m.print(toolview.Header(c, m.width, "", m.o.Color), toolview.Summary(c, m.width, m.o.Color))
 	m.lastTool = &c
+	m.expand = func() string { return toolview.Expanded(c, m.width, m.o.Color) }
 	m.waiting = "model"
 	if len(m.tools) > 0 {
 		m.waiting = "tool " + termsafe.Line(m.tools[0].Name)

@@ -325,7 +325,7 @@ func TestWaitInStatus(t *testing.T) {
 	h.typ("x")
 	h.key("enter")
 	h.until("retry shown", func() bool { return strings.Contains(h.view(), "retry 1/3") })
-	if v := h.view(); !strings.Contains(v, "waiting for model") {
+	if v := h.view(); !strings.Contains(v, "waiting for fake-model (custom)") {
 		t.Errorf("status:\n%s", v)
 	}
 	close(release)
