@@ -46,9 +46,9 @@ type Model struct {
 	lastTool    *toolview.Call  // the last that ended
 	expand      func() string   // what Ctrl-O prints: the last folded output whole (a tool's result, reasoning)
 	rsMemo      reasoningMemo
-	waiting     string          // what hermes waits for: "model", "tool NAME", "approval"
-	notice      string          // the last progress line of the turn (a retry)
-	queue       []string        // inputs typed or injected while busy
+	waiting     string   // what hermes waits for: "model", "tool NAME", "approval"
+	notice      string   // the last progress line of the turn (a retry)
+	queue       []string // inputs typed or injected while busy
 	frame       int
 	ticking     bool
 
