@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/session"
@@ -68,6 +69,12 @@ type Options struct {
 	Cwd, Home string
 }
 
+// FPS is the screen's frame rate. Bubble Tea writes a frame only on its
+// ticker, so the first frame (the ready prompt) and the echo of every key wait
+// up to a frame: 8 ms at 120 (its maximum) rather than 17 ms at its default
+// 60. A tick with nothing new writes nothing.
+const FPS = 120
+
 // Screen is one run of the chat on the terminal. Output, Inject and Prompter
 // are handed to the chat before Run; they talk to the running program.
 type Screen struct {
@@ -79,9 +86,9 @@ type Screen struct {
 
 // New prepares the screen; the program starts with Run and ends with ctx.
 func New(ctx context.Context, o Options) (*Screen, error) {
-	var hist *editorHistory
+	var hist *editor.History
 	if o.HistoryPath != "" {
-		h, err := openEditorHistory(o.HistoryPath, 1000)
+		h, err := editor.OpenHistory(o.HistoryPath, 1000)
 		if err != nil {
 			return nil, fmt.Errorf("chat history %s: %w", o.HistoryPath, err)
 		}
@@ -89,7 +96,8 @@ func New(ctx context.Context, o Options) (*Screen, error) {
 	}
 	s := &Screen{o: o, stderr: newStderrLines()}
 	s.m = newModel(o, hist)
-	s.p = tea.NewProgram(s.m, tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithEnvironment(o.Env))
+	s.p = tea.NewProgram(s.m, tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithEnvironment(o.Env),
+		tea.WithFPS(FPS))
 	return s, nil
 }
 

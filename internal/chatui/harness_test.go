@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/plugins/registry"
 	"github.com/hermes-go/hermes/internal/session"
@@ -90,9 +91,28 @@ type harness struct {
 
 func newHarness(t *testing.T, chat *stubChat) *harness {
 	t.Helper()
+	return newHarnessWith(t, chat, harnessOpts{})
+}
+
+// harnessOpts change the harness' defaults: colour on, a history file of the
+// test's (shared by two runs), another size.
+type harnessOpts struct {
+	color         bool
+	history       string
+	width, height int
+}
+
+func newHarnessWith(t *testing.T, chat *stubChat, ho harnessOpts) *harness {
+	t.Helper()
 	h := &harness{t: t, chat: chat, msgs: make(chan tea.Msg, 1024)}
-	o := Options{Color: false, Cwd: t.TempDir(), Commands: []Command{{Name: "usage", Help: "tokens"}, {Name: "undo", Help: "drop"}}}
-	hist, err := openEditorHistory(filepath.Join(t.TempDir(), "history"), 100)
+	o := Options{Color: ho.color, Cwd: t.TempDir(), Commands: []Command{{Name: "usage", Help: "tokens"}, {Name: "undo", Help: "drop"}}}
+	if ho.history == "" {
+		ho.history = filepath.Join(t.TempDir(), "history")
+	}
+	if ho.width == 0 {
+		ho.width, ho.height = 60, 20
+	}
+	hist, err := editor.OpenHistory(ho.history, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +130,7 @@ func newHarness(t *testing.T, chat *stubChat) *harness {
 		return CommandResult{Output: "ran " + line}
 	})
 	h.handle(h.m.Init())
-	h.handle(tea.WindowSizeMsg{Width: 60, Height: 20})
+	h.handle(tea.WindowSizeMsg{Width: ho.width, Height: ho.height})
 	return h
 }
 

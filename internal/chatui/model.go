@@ -3,6 +3,7 @@ package chatui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/chatui/editor"
+	"github.com/hermes-go/hermes/internal/chatui/mdstream"
 	"github.com/hermes-go/hermes/internal/chatui/toolview"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
@@ -27,7 +30,7 @@ type Model struct {
 	high  int
 	cols  atomic.Int64 // width, for the agent's goroutine (diffs)
 
-	ed editorModel
+	ed editor.Model
 
 	// Transcript lines waiting to go to the scrollback, and whether a print
 	// is in flight: one at a time keeps them in order.
@@ -37,13 +40,15 @@ type Model struct {
 	busy        bool               // a turn or a command runs
 	cancel      context.CancelFunc // the running turn's
 	interrupted bool
-	md          *mdStream
+	md          *mdstream.Stream
 	reasoning   strings.Builder
 	tools       []toolview.Call // started this turn, not yet ended
-	lastTool    *toolview.Call  // the last that ended (Ctrl-O shows all of it)
-	waiting     string          // what hermes waits for: "model", "tool NAME", "approval"
-	notice      string          // the last progress line of the turn (a retry)
-	queue       []string        // inputs typed or injected while busy
+	lastTool    *toolview.Call  // the last that ended
+	expand      func() string   // what Ctrl-O prints: the last folded output whole (a tool's result, reasoning)
+	rsMemo      reasoningMemo
+	waiting     string   // what hermes waits for: "model", "tool NAME", "approval"
+	notice      string   // the last progress line of the turn (a retry)
+	queue       []string // inputs typed or injected while busy
 	frame       int
 	ticking     bool
 
@@ -57,10 +62,10 @@ type Model struct {
 // frames is the spinner of running tools and of the wait.
 var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func newModel(o Options, hist *editorHistory) *Model {
+func newModel(o Options, hist *editor.History) *Model {
 	m := &Model{o: o, width: 80, high: 24, ctx: context.Background()}
 	m.cols.Store(80)
-	m.ed = newEditor(editorOptions{History: hist, Prompt: "› ", Width: m.width, Color: o.Color, Complete: m.complete})
+	m.ed = editor.New(editor.Options{History: hist, Prompt: "› ", Width: m.width, Color: o.Color, Complete: m.completer(nil)})
 	return m
 }
 
@@ -69,6 +74,7 @@ func (m *Model) attach(ctx context.Context, chat Chat, run CommandFunc) {
 	m.ctx, m.chat, m.run = ctx, chat, run
 	m.snap = snapshot{model: chat.Model(), provider: chat.Provider(), session: chat.SessionID(), streams: chat.Streams(),
 		contextLen: chat.ContextLength(), redact: chat.Redact}
+	m.ed.SetCompleter(m.completer(chat.Commands())) // the plugins' commands are known now
 	if r, ok := chat.(interface{ Resumed() bool }); ok && r.Resumed() {
 		// A new session has no title or usage yet: the store is read only for a
 		// resumed one, keeping the start-up off SQLite.
@@ -133,16 +139,27 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.high = max(msg.Width, 10), max(msg.Height, 4)
 		m.cols.Store(int64(m.width))
 		m.ed.SetWidth(m.width)
+		if m.md != nil {
+			// The scrollback stays as printed; the answer's tail and what is
+			// still to come wrap at the new width.
+			m.md.SetWidth(m.width)
+		}
 		if m.picker != nil {
 			m.picker.setSize(m.width, m.high)
 		}
 		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
-	case editorSubmitMsg:
+	case editor.SubmitMsg:
 		return m.submit(msg.Text)
-	case editorClearScreenMsg:
+	case editor.ClearScreenMsg:
 		return tea.ClearScreen
+	case editor.PasteCutMsg:
+		m.print(fmt.Sprintf("(the paste had %d lines; the editor holds the first %d)", msg.Lines, msg.Kept))
+		return nil
+	case editor.HistoryErrorMsg:
+		m.print("(not saved to the history: " + termsafe.Line(msg.Err.Error()) + ")")
+		return nil
 	case printedMsg:
 		m.printing = false
 		return nil
@@ -237,8 +254,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "ctrl+o":
-		if m.lastTool != nil {
-			m.print(toolview.Expanded(*m.lastTool, m.width, m.o.Color))
+		if m.expand != nil {
+			m.print(m.expand())
 		}
 		return nil
 	}
@@ -321,8 +338,8 @@ func (m *Model) startTurn(input string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.busy, m.cancel, m.interrupted = true, cancel, false
 	m.waiting, m.notice = "model", ""
-	m.md = newMDStream(m.mdOpts())
-	m.reasoning.Reset()
+	m.md = mdstream.New(m.mdOpts())
+	m.resetReasoning()
 	m.tools = nil
 	chat, base := m.chat, m.ctx
 	return tea.Batch(m.startTick(), func() tea.Msg {
@@ -347,7 +364,7 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	case err != nil:
 		m.print("Error: " + termsafe.Line(msg.snap.redact(err.Error())))
 	case t != nil && t.Final != "" && (!t.Streamed || !msg.snap.streams):
-		m.print(mdRender(msg.snap.redact(t.Final), m.mdOpts()))
+		m.print(mdstream.Render(msg.snap.redact(t.Final), m.mdOpts()))
 	}
 	return m.next()
 }
@@ -378,7 +395,7 @@ func (m *Model) inject(text string) tea.Cmd {
 
 func (m *Model) streamText(s string) {
 	if m.md == nil {
-		m.md = newMDStream(m.mdOpts())
+		m.md = mdstream.New(m.mdOpts())
 	}
 	if m.waiting == "model" {
 		m.waiting = ""
@@ -389,13 +406,13 @@ func (m *Model) streamText(s string) {
 // endStream finalises the streamed answer so far (before a tool row, at the
 // end of the turn).
 func (m *Model) endStream() {
-	if r := m.reasoning.String(); r != "" {
-		m.print(mdReasoning(r, m.mdOpts()))
-		m.reasoning.Reset()
+	if m.reasoning.Len() > 0 {
+		m.print(m.foldedReasoning()...)
+		m.resetReasoning()
 	}
 	if m.md != nil {
 		m.print(m.md.Close()...)
-		m.md = newMDStream(m.mdOpts())
+		m.md = mdstream.New(m.mdOpts())
 	}
 }
 
@@ -433,13 +450,14 @@ func (m *Model) toolEnd(e toolEndMsg) {
 	c.Done, c.Result, c.Err, c.Blocked, c.Duration = true, e.result, e.err, e.blocked, e.dur
 	m.print(toolview.Header(c, m.width, "", m.o.Color), toolview.Summary(c, m.width, m.o.Color))
 	m.lastTool = &c
+	m.expand = func() string { return toolview.Expanded(c, m.width, m.o.Color) }
 	m.waiting = "model"
 	if len(m.tools) > 0 {
 		m.waiting = "tool " + termsafe.Line(m.tools[0].Name)
 	}
 }
 
-func (m *Model) mdOpts() mdOptions { return mdOptions{Width: m.width, Color: m.o.Color} }
+func (m *Model) mdOpts() mdstream.Options { return mdstream.Options{Width: m.width, Color: m.o.Color} }
 
 // print queues lines for the scrollback.
 func (m *Model) print(lines ...string) { m.pending = append(m.pending, lines...) }

@@ -182,18 +182,23 @@ func TestSlashCommands(t *testing.T) {
 	h.until("quit", func() bool { return h.quit })
 }
 
-// Tab completion offers the built-in and plugin commands with hints, and
-// paths after @file:.
+// Tab completion, through the editor's keys: a built-in command (the menu
+// when two match), a plugin command with its hint, @file: paths.
 func TestCompletion(t *testing.T) {
 	h := newHarness(t, newChat())
-	items, start := h.m.complete("/u", 2)
-	if start != 0 || len(items) != 2 || items[0].Text != "/usage" || items[1].Text != "/undo" {
-		t.Errorf("complete /u: %+v at %d", items, start)
+	h.typ("/u")
+	h.key("tab")
+	if v := h.view(); !strings.Contains(v, "/usage") || !strings.Contains(v, "/undo") || !strings.Contains(v, "tokens") {
+		t.Errorf("menu of /u:\n%s", v)
 	}
-	items, _ = h.m.complete("/sh", 3)
-	if len(items) != 1 || items[0].Text != "/shout" || !strings.Contains(items[0].Hint, "TEXT") {
-		t.Errorf("plugin command: %+v", items)
+	h.key("ctrl+u", "esc")
+	h.m.ed.Reset()
+	h.typ("/sh")
+	h.key("tab")
+	if got := h.m.ed.Value(); got != "/shout " {
+		t.Errorf("/sh completed to %q", got)
 	}
+	h.m.ed.Reset()
 	dir := h.m.o.Cwd
 	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 		t.Fatal(err)
@@ -201,13 +206,15 @@ func TestCompletion(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "src", "main.go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	items, start = h.m.complete("look at @file:sr", 16)
-	if start != 8 || len(items) != 1 || items[0].Text != "@file:src/" {
-		t.Errorf("@file:sr: %+v at %d", items, start)
+	h.typ("look at @file:sr")
+	h.key("tab")
+	if got := h.m.ed.Value(); got != "look at @file:src/" {
+		t.Errorf("@file:sr completed to %q", got)
 	}
-	items, _ = h.m.complete("@file:src/m", 11)
-	if len(items) != 1 || items[0].Text != "@file:src/main.go" {
-		t.Errorf("@file:src/m: %+v", items)
+	h.typ("m")
+	h.key("tab")
+	if got := h.m.ed.Value(); got != "look at @file:src/main.go " {
+		t.Errorf("@file:src/m completed to %q", got)
 	}
 }
 
@@ -318,7 +325,7 @@ func TestWaitInStatus(t *testing.T) {
 	h.typ("x")
 	h.key("enter")
 	h.until("retry shown", func() bool { return strings.Contains(h.view(), "retry 1/3") })
-	if v := h.view(); !strings.Contains(v, "waiting for model") {
+	if v := h.view(); !strings.Contains(v, "waiting for fake-model (custom)") {
 		t.Errorf("status:\n%s", v)
 	}
 	close(release)

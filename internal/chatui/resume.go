@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/hermes-go/hermes/internal/chatui/mdstream"
 	"github.com/hermes-go/hermes/internal/session"
 	"github.com/hermes-go/hermes/internal/termsafe"
 )
@@ -124,7 +125,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 
 // recap renders the last exchanges of the resumed session as markdown, so
 // the user sees where it stopped.
-func recap(c Chat, o mdOptions) []string {
+func recap(c Chat, o mdstream.Options) []string {
 	msgs := c.History()
 	start := len(msgs)
 	for n := 0; start > 0 && n < recapTurns; {
@@ -153,5 +154,5 @@ func recap(c Chat, o mdOptions) []string {
 	if b.Len() == 0 {
 		return []string{head + " (nothing said yet)."}
 	}
-	return []string{head + "; where it stopped:", mdRender(strings.TrimSpace(b.String()), o)}
+	return []string{head + "; where it stopped:", mdstream.Render(strings.TrimSpace(b.String()), o)}
 }

@@ -70,8 +70,8 @@ func (m *Model) View() tea.View {
 // tail is the unfinished part of the answer, cut to what fits above the editor.
 func (m *Model) tail() string {
 	var s string
-	if r := m.reasoning.String(); r != "" {
-		s = mdReasoning(r, m.mdOpts())
+	if m.reasoning.Len() > 0 {
+		s = m.reasoningTail()
 	}
 	if m.md != nil {
 		if t := m.md.Tail(); t != "" {
@@ -127,6 +127,10 @@ func (m *Model) status() string {
 	switch {
 	case m.appr != nil:
 		parts = append(parts, "waiting for approval")
+	case m.waiting == "model":
+		// The wait names the model in place of the model part, which would
+		// say the same again and push the retry notice off a narrow line.
+		parts[0] = frames[m.frame%len(frames)] + " waiting for " + parts[0]
 	case m.waiting != "":
 		parts = append(parts, frames[m.frame%len(frames)]+" waiting for "+m.waiting)
 	}

@@ -15,7 +15,7 @@ import (
 // Start-up of the full-screen chat to a drawn prompt, beside `hermes
 // --version` to its exit, each on a pseudo-terminal of its own:
 //
-//	go test ./internal/cli -run '^$' -bench 'StartOnTerminal' -benchtime 30x
+//	go test ./internal/cli -run '^$' -bench 'StartOnTerminal' -benchtime 20x
 func BenchmarkStartOnTerminal(b *testing.B) {
 	home := b.TempDir()
 	hh := filepath.Join(home, ".hermes")
@@ -30,16 +30,19 @@ func BenchmarkStartOnTerminal(b *testing.B) {
 	env := termEnv(home, "TERM=xterm-256color")
 	for _, bc := range []struct {
 		name  string
+		bin   string
 		args  []string
 		until string // shown when ready; "" = run to the exit
 	}{
-		{"version", []string{"--version"}, ""},
-		{"chat", []string{"chat"}, "fake-model (custom)"},
-		{"chat-plain", []string{"chat", "--plain"}, "› "},
+		{"version", "hermes", []string{"--version"}, ""},
+		{"chat", "hermes", []string{"chat"}, "fake-model (custom)"},
+		{"chat-plain", "hermes", []string{"chat", "--plain"}, "› "},
+		// The floor: a Bubble Tea program that draws one line (teafloor_test.go).
+		{"floor", "teafloor", nil, "floor ready"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				runOnTerminal(b, env, bc.until, bc.args...)
+				runOnTerminal(b, env, bc.until, bc.bin, bc.args...)
 			}
 		})
 	}
@@ -47,8 +50,8 @@ func BenchmarkStartOnTerminal(b *testing.B) {
 
 // runOnTerminal starts hermes on a new terminal and returns once it showed
 // until (then kills it) or, with until "", once it exited.
-func runOnTerminal(b *testing.B, env []string, until string, args ...string) {
-	bin, err := exec.LookPath("hermes")
+func runOnTerminal(b *testing.B, env []string, until, name string, args ...string) {
+	bin, err := exec.LookPath(name)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,7 +32,13 @@ func chatScreenHome(t *testing.T, srv *llmtest.Server) (home string) {
 
 func startChatScreen(t *testing.T, home string, w, h int, args ...string) *inTmux {
 	t.Helper()
-	s := startInTmux(t, termEnv(home, "TERM=xterm-256color"), w, h, append([]string{"chat"}, args...)...)
+	return startChatScreenAt(t, "", home, w, h, args...)
+}
+
+// startChatScreenAt runs the chat in dir (@file: completes from there).
+func startChatScreenAt(t *testing.T, dir, home string, w, h int, args ...string) *inTmux {
+	t.Helper()
+	s := startInTmuxAt(t, dir, termEnv(home, "TERM=xterm-256color"), w, h, append([]string{"chat"}, args...)...)
 	s.waitScreen("fake-model (custom)")
 	return s
 }
@@ -144,19 +150,52 @@ func TestChatScreenHistoryAfterRestart(t *testing.T) {
 	s.keys("C-d")
 	s.waitScreen("[hermes exit 0]")
 
+	srv.Enqueue(llmtest.Text("noted again"))
 	again := startChatScreen(t, home, 80, 24)
 	again.keys("Up")
 	again.waitScreen("› remember this line")
+	again.keys("Enter")
+	again.waitScreen("noted again")
+
+	// Ctrl-R in a third run finds the entry by a word of it among two.
+	srv.Enqueue(llmtest.Text("found it"))
+	third := startChatScreen(t, home, 80, 24)
+	third.typeText("/usage")
+	third.keys("Enter")
+	third.waitScreen("No usage yet")
+	third.keys("C-r")
+	third.typeText("memb")
+	third.waitScreen("› remember this line")
+	third.keys("Enter", "Enter")
+	third.waitScreen("found it")
+	if u := lastUser(t, srv); u != "remember this line" {
+		t.Errorf("Ctrl-R sent %q", u)
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".hermes", "chat_history"))
+	// The second run's resend repeated the newest entry (not recorded again);
+	// the third's came after /usage.
+	if want := "\"remember this line\"\n\"/usage\"\n\"remember this line\"\n"; err != nil || string(b) != want {
+		t.Errorf("$HERMES_HOME/chat_history holds %q (%v), want %q", b, err, want)
+	}
 }
 
-// Tab completes a slash command; the chat redraws at 40 columns.
+// Tab completes a slash command and an @file: path; the chat redraws at 40
+// columns.
 func TestChatScreenCompletionAndResize(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startChatScreenAt(t, dir, chatScreenHome(t, srv), 80, 24)
 	s.typeText("/usa")
 	s.keys("Tab")
 	s.waitScreen("› /usage")
 	s.keys("C-c") // clears the editor
+	s.typeText("read @file:go.")
+	s.keys("Tab")
+	s.waitScreen("› read @file:go.mod")
+	s.keys("C-c")
 	s.tmux("resize-window", "-x", "40", "-y", "15")
 	// Redrawn at 40: the status line's parts wrap between themselves.
 	got := s.waitScreenMatch(regexp.MustCompile(`(?m)^fake-model \(custom\)\n^session \d{8}_\d{6}_[0-9a-f]{6}$`))
@@ -270,5 +309,26 @@ func TestChatScreenToolDiff(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "alpha\ngamma\n" {
 		t.Errorf("the file holds %q", b)
+	}
+}
+
+// A markdown answer with a code block is rendered on the terminal: the
+// markers gone, the list laid out, the code indented; colour on the code.
+func TestChatScreenMarkdown(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Content: "## Steps\n\n1. **Open** the file\n2. Run `make`\n\n```python\ndef main():\n    return 42\n```\n\nThat is all.",
+		ChunkSize: 5, Usage: &llm.Usage{PromptTokens: 300, CompletionTokens: 40, TotalTokens: 340}})
+	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
+	s.typeText("how")
+	s.keys("Enter")
+	got := s.waitScreen("last 300↑ 40↓") // the turn has ended: the final frame
+	goldenScreen(t, "chat-markdown", stable(got))
+	for _, bad := range []string{"**Open**", "```"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("raw markdown %q on the screen:\n%s", bad, got)
+		}
+	}
+	if colored := s.tmux("capture-pane", "-p", "-e"); !regexp.MustCompile(`\x1b\[[0-9;]*m[^\n]*def`).MatchString(colored) {
+		t.Errorf("the code is not coloured:\n%q", colored)
 	}
 }

@@ -16,7 +16,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"hermes": func() { os.Exit(cli.Main()) },
+		"hermes":   func() { os.Exit(cli.Main()) },
+		"teafloor": teaFloor,
 	})
 }
 

@@ -63,6 +63,12 @@ type inTmux struct {
 
 func startInTmux(t *testing.T, env []string, w, h int, args ...string) *inTmux {
 	t.Helper()
+	return startInTmuxAt(t, "", env, w, h, args...)
+}
+
+// startInTmuxAt starts the program in dir (the test's own directory when empty).
+func startInTmuxAt(t *testing.T, dir string, env []string, w, h int, args ...string) *inTmux {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is not installed: .ci/run installs it (apt-get install tmux)")
@@ -73,19 +79,23 @@ func startInTmux(t *testing.T, env []string, w, h int, args ...string) *inTmux {
 	if err != nil {
 		t.Fatalf("hermes is not on PATH (TestMain puts it there): %v", err)
 	}
-	dir, err := os.MkdirTemp("", "tmx") // a short path: a socket's name is at most 107 bytes
+	sockDir, err := os.MkdirTemp("", "tmx") // a short path: a socket's name is at most 107 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &inTmux{t: t, sock: filepath.Join(dir, "s")}
+	s := &inTmux{t: t, sock: filepath.Join(sockDir, "s")}
 	// env -i: the session runs with exactly env, whatever the tmux server inherited.
 	argv := append(append([]string{"env", "-i"}, env...), bin)
 	argv = append(argv, args...)
 	script := shellQuote(argv) + `; echo "[hermes exit $?]"; exec sleep 600`
-	s.tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
+	newSession := []string{"-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	if dir != "" {
+		newSession = append(newSession, "-c", dir)
+	}
+	s.tmux(append(newSession, script)...)
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
-		os.RemoveAll(dir)
+		os.RemoveAll(sockDir)
 	})
 	return s
 }
