@@ -242,7 +242,13 @@ func wrapText(s string, width int) string {
 		return s
 	}
 	// Hardwrap after: Wrap lets a word ending in a hyphen overhang by one.
-	return ansi.Hardwrap(ansi.Wrap(s, width, ""), width, true)
+	lines := strings.Split(ansi.Hardwrap(ansi.Wrap(s, width, ""), width, true), "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width { // a wide character in a narrower line: nothing can wrap it
+			lines[i] = ansi.Truncate(l, width, "…")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // styleLines styles each line on its own, so a style never spans a newline
