@@ -319,3 +319,19 @@ FROM cluster_dead ORDER BY id`)
 	}
 	return out, rows.Err()
 }
+
+// MarkSeen records (platform, id) in the same dedupe table Enqueue uses and
+// says whether this call was the first to see it: events that reach a
+// process without the queue (a polled batch delivered again after a
+// takeover, messages a new connection owner catches up on) are handled only
+// by the caller that got fresh.
+func (n *Node) MarkSeen(ctx context.Context, platform, id string) (fresh bool, err error) {
+	if platform == "" || id == "" {
+		return false, fmt.Errorf("cluster: mark seen needs a platform and an id (got %q, %q)", platform, id)
+	}
+	tag, err := n.pool.Exec(ctx, `INSERT INTO cluster_seen (platform, update_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, platform, id)
+	if err != nil {
+		return false, fmt.Errorf("cluster: mark %s event %s seen: %w", platform, id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}

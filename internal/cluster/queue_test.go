@@ -112,6 +112,52 @@ func TestEnqueueDedupes(t *testing.T) {
 	}
 }
 
+// MarkSeen shares Enqueue's dedupe table: an id seen either way is not fresh
+// again, and of racing callers exactly one gets fresh.
+func TestMarkSeen(t *testing.T) {
+	n := open(t, fast(server(t).DB(t)))
+	ctx := testCtx(t, time.Minute)
+	if _, err := n.Enqueue(ctx, "telegram", "7", "k", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		platform, id string
+		want         bool
+	}{
+		{"telegram", "7", false}, // queued by the webhook already
+		{"telegram", "8", true},
+		{"telegram", "8", false},
+		{"discord", "8", true},
+	} {
+		got, err := n.MarkSeen(ctx, tc.platform, tc.id)
+		if err != nil || got != tc.want {
+			t.Fatalf("mark seen %s/%s: %v, %v; want %v", tc.platform, tc.id, got, err, tc.want)
+		}
+	}
+	var wg sync.WaitGroup
+	var fresh atomic.Int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := n.MarkSeen(ctx, "discord", "race")
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				fresh.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if fresh.Load() != 1 {
+		t.Fatalf("racing callers: %d got fresh, want 1", fresh.Load())
+	}
+	if _, err := n.MarkSeen(ctx, "discord", ""); err == nil {
+		t.Fatal("an empty id was accepted")
+	}
+}
+
 // One conversation: its second item is not claimable while the first runs,
 // items of other conversations are; order is enqueue order.
 func TestClaimHonoursLeaseAndOrder(t *testing.T) {
