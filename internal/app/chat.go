@@ -411,14 +411,7 @@ func messagesForMemory(ms []llm.Message) []map[string]any {
 // intSetting reads the number at path in config.yaml, def when it is missing
 // or not a number.
 func intSetting(cfg map[string]any, path []string, def int) int {
-	var v any = cfg
-	for _, p := range path {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return def
-		}
-		v = mm[p]
-	}
+	v, _ := valueAt(cfg, path...)
 	if n, ok := toInt(v); ok {
 		return n
 	}

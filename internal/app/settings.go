@@ -6,29 +6,16 @@ import "github.com/hermes-go/hermes/internal/config"
 
 // boolAt reads the boolean at path (YAML 1.1 spellings), def when missing.
 func boolAt(cfg map[string]any, def bool, path ...string) bool {
-	var v any = cfg
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return def
-		}
-		v = m[p]
-	}
+	v, _ := valueAt(cfg, path...)
 	if b, ok := config.Bool(v); ok {
 		return b
 	}
 	return def
 }
 
+// stringAt reads the string at path.
 func stringAt(cfg map[string]any, path ...string) (string, bool) {
-	var v any = cfg
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return "", false
-		}
-		v = m[p]
-	}
+	v, _ := valueAt(cfg, path...)
 	s, ok := v.(string)
 	return s, ok
 }
