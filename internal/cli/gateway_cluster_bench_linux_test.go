@@ -32,7 +32,7 @@ func BenchmarkGatewayCluster(b *testing.B) {
 			if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+			if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset(), pg_stat_reset_shared('wal')"); err != nil {
 				b.Fatal(err)
 			}
 			chats := max(b.N/10, 1)
@@ -65,6 +65,15 @@ func BenchmarkGatewayCluster(b *testing.B) {
 				b.Logf("%8.1f µs/msg %6d calls  %s", ms*1000/float64(b.N), n, q)
 			}
 			rows.Close()
+			// WAL flushes: with HERMES_PGTEST_FSYNC=on each is a disk sync, and
+			// group commit shows as fewer syncs than commits.
+			var walSyncs int64
+			var walSyncMS float64
+			if err := conn.QueryRow(ctx, `SELECT wal_sync, wal_sync_time FROM pg_stat_wal`).Scan(&walSyncs, &walSyncMS); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(walSyncs)/float64(b.N), "wal-syncs/msg")
+			b.ReportMetric(walSyncMS*1000/float64(b.N), "wal-sync-µs/msg")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 			b.ReportMetric(dbMS*1000/float64(b.N), "db-µs/msg")
 			b.ReportMetric(float64(calls)/float64(b.N), "statements/msg")

@@ -135,16 +135,21 @@ func (c *Cluster) run(tool string, args ...string) ([]byte, error) {
 // Start starts the server and waits until it accepts connections. fsync is
 // off (these clusters die with the test), but commits still reach the OS
 // before they return, so a killed server (Stop("immediate")) loses nothing:
-// the restart tests rely on that.
+// the restart tests rely on that. HERMES_PGTEST_FSYNC=on turns fsync and
+// full-page writes on, for benchmarks of what a durable server pays.
 // pg_stat_statements is loaded so benchmarks can read the server's own time.
 func (c *Cluster) Start() error {
-	opts := strings.Join([]string{
+	durability := []string{"-c fsync=off", "-c full_page_writes=off"}
+	if os.Getenv("HERMES_PGTEST_FSYNC") == "on" {
+		durability = []string{"-c fsync=on", "-c full_page_writes=on", "-c track_wal_io_timing=on"}
+	}
+	opts := strings.Join(append([]string{
 		"-k " + c.SocketDir(),
 		"-c listen_addresses=''",
-		"-c fsync=off", "-c full_page_writes=off",
+	}, append(durability,
 		"-c max_connections=200",
 		"-c shared_preload_libraries=pg_stat_statements",
-	}, " ")
+	)...), " ")
 	out, err := c.run("pg_ctl", "-D", c.dataDir(), "-l", c.LogFile(), "-o", opts, "-w", "-t", "60", "start")
 	if err != nil {
 		log, _ := os.ReadFile(c.LogFile())
