@@ -209,6 +209,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 	if boolAt(cfg, true, "gateway", "delivery_ledger") {
 		ledger = g.cluster.ledger(storeLedger{store}, adapters)
 	}
+	g.owners.setLedger(ledger)
 	g.runner, err = gateway.New(gateway.Options{
 		Adapters: adapters, Engine: g.engine, Auth: az, Hooks: h.Registry.Hooks(), Commands: h.Registry, Ledger: ledger, Routes: g.engine,
 		RequireMention: g.requireMention,
@@ -259,7 +260,8 @@ func (g *Gateway) adapters(ctx context.Context, doc *config.Doc, env func(string
 			return nil, configError("TELEGRAM_WEBHOOK_PORT is %q: use a port number", port)
 		}
 		a, err := telegram.New(telegram.Options{Token: env("TELEGRAM_BOT_TOKEN"), BaseURL: base, DropPending: drop, Logger: g.log.logger,
-			WebhookURL: env("TELEGRAM_WEBHOOK_URL"), WebhookSecret: env("TELEGRAM_WEBHOOK_SECRET"), WebhookListen: ":" + port})
+			WebhookURL: env("TELEGRAM_WEBHOOK_URL"), WebhookSecret: env("TELEGRAM_WEBHOOK_SECRET"), WebhookListen: ":" + port,
+			Seen: g.owners.telegramSeen()})
 		if err != nil {
 			return nil, configError("%v", err)
 		}
@@ -654,6 +656,12 @@ func (l storeLedger) Attempt(ctx context.Context, id int64) error {
 }
 func (l storeLedger) Delivered(ctx context.Context, ids ...int64) error {
 	return l.s.Delivered(ctx, ids...)
+}
+
+// Sent: the answer was marked delivered (a cluster's owner asks before a
+// routed send it may be performing again).
+func (l storeLedger) Sent(ctx context.Context, id int64) (bool, error) {
+	return l.s.DeliverySent(ctx, id)
 }
 
 // Unsent: upstream's rules, a day's freshness and three attempts.

@@ -353,22 +353,48 @@ func (c *gatewayCluster) ledger(l storeLedger, adapters []platform.Adapter) gate
 	if ttl <= 0 {
 		ttl = 30 * time.Second
 	}
-	onLead := map[string]bool{}
+	onLead, roles := map[string]bool{}, map[string]string{}
 	for _, a := range adapters {
 		if _, ok := a.(gateway.RedeliversOnLead); ok {
 			onLead[a.Name()] = true
 		}
+		if o, ok := a.(*ownedAdapter); ok {
+			roles[a.Name()] = o.role
+		}
 	}
-	return clusterLedger{storeLedger: l, settle: 2 * ttl, onLead: onLead}
+	queued := func(ctx context.Context, role string) (map[int64]bool, error) {
+		c.mu.Lock()
+		n := c.node
+		c.mu.Unlock()
+		if n == nil {
+			return nil, nil
+		}
+		return queuedAnswers(ctx, n, role)
+	}
+	return clusterLedger{storeLedger: l, settle: 2 * ttl, onLead: onLead, roles: roles, queued: queued}
 }
 
 type clusterLedger struct {
 	storeLedger
 	settle time.Duration
 	onLead map[string]bool
+	// roles: the owned platforms' roles, whose routed answers still in the
+	// outbox (queued) are the outbox's to send, not a redelivery's.
+	roles  map[string]string
+	queued func(ctx context.Context, role string) (map[int64]bool, error)
 }
 
 func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent, error) {
+	// Read before the ledger: an action acked in between was marked first
+	// (the owner marks, then acks), or failed for good and is owed.
+	var queued map[int64]bool
+	if role := l.roles[pl]; role != "" && l.queued != nil {
+		q, err := l.queued(ctx, role)
+		if err != nil {
+			return nil, err
+		}
+		queued = q
+	}
 	rows, err := l.s.UnsentDeliveries(ctx, pl, l.s.Now().Add(-24*time.Hour), 3)
 	if err != nil {
 		return nil, err
@@ -380,7 +406,7 @@ func (l clusterLedger) Unsent(ctx context.Context, pl string) ([]gateway.Unsent,
 	out := make([]gateway.Unsent, 0, len(rows))
 	for _, d := range rows {
 		var r ledgerRoute
-		if d.CreatedAt.After(cutoff) || json.Unmarshal([]byte(d.Route), &r) != nil || r.ChatID == "" {
+		if d.CreatedAt.After(cutoff) || queued[d.ID] || json.Unmarshal([]byte(d.Route), &r) != nil || r.ChatID == "" {
 			continue
 		}
 		out = append(out, gateway.Unsent{ID: d.ID, Attempts: d.Attempts, Out: platform.Outbound{ChatID: r.ChatID, ThreadID: r.ThreadID, Text: d.Text}})

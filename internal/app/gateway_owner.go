@@ -61,6 +61,10 @@ type ownedAdapter struct {
 	injectMu  sync.Mutex
 	inject    func(ctx context.Context, pluginID, key, text string) bool
 	redeliver func(platform.Adapter)
+	// ledger marks routed answers delivered once sent here (nil: no
+	// ledger); sends are the ledger answers in hand or sent moments ago.
+	ledger ownerLedger
+	sends  recentSends
 }
 
 var (
@@ -68,6 +72,7 @@ var (
 	_ platform.ReactionAdder   = (*ownedAdapter)(nil)
 	_ platform.ThreadRenamer   = (*ownedAdapter)(nil)
 	_ gateway.RedeliversOnLead = (*ownedAdapter)(nil)
+	_ gateway.DeferredDelivery = (*ownedAdapter)(nil)
 )
 
 // RedeliversOnLead: the process that gains the connection sends what the

@@ -36,7 +36,10 @@ type ownerAction struct {
 	Title     string             `json:"title,omitempty"`
 	Plugin    string             `json:"plugin,omitempty"`
 	Key       string             `json:"key,omitempty"`
-	At        time.Time          `json:"at,omitzero"`
+	// Ledger is a routed answer's delivery ledger id: the owner marks it
+	// delivered once the platform took it (0: not recorded).
+	Ledger int64     `json:"ledger,omitempty"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 func (a ownerAction) encode() ([]byte, error) {
@@ -67,6 +70,9 @@ func (o *ownedAdapter) performOnce(ctx context.Context, act *cluster.Action, ret
 	case opSend:
 		if a.Out == nil {
 			return errors.New("a routed send without a message")
+		}
+		if a.Ledger != 0 {
+			return o.performRecorded(ctx, a.Ledger, *a.Out, retry)
 		}
 		res, err := o.inner.Send(ctx, *a.Out)
 		*retry = err != nil && res.Retryable

@@ -103,3 +103,19 @@ func (n *Node) NextAction(ctx context.Context, role string) (*Action, error) {
 		t.Stop()
 	}
 }
+
+// PendingPayloads are the payloads of role's actions not yet acked, claimed
+// or not: what the outbox will still perform. The owner that takes a role
+// over reads them so it does not also redeliver, from elsewhere, what the
+// outbox is about to do.
+func (n *Node) PendingPayloads(ctx context.Context, role string) ([][]byte, error) {
+	rows, err := n.pool.Query(ctx, `SELECT payload FROM cluster_outbox WHERE role = $1 ORDER BY id`, role)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: pending actions of %s: %w", role, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, fmt.Errorf("cluster: pending actions of %s: %w", role, err)
+	}
+	return out, nil
+}

@@ -32,10 +32,30 @@ func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64,
 			r.log.Warn("gateway: delivery ledger", "error", err)
 		}
 	}
-	if r.trySend(a, out) != nil {
+	if d, ok := a.(DeferredDelivery); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+		deferred, err := d.SendRecorded(ctx, id, out)
+		cancel()
+		if err != nil {
+			r.log.Warn("gateway: sending a reply failed", "platform", a.Name(), "chat_id", out.ChatID, "error", err)
+		}
+		if err != nil || deferred {
+			return // unsent, or the process that sends it marks it
+		}
+	} else if r.trySend(a, out) != nil {
 		return // stays unsent: tried again at the next start
 	}
 	r.sent <- id
+}
+
+// DeferredDelivery is an adapter that may hand a recorded answer to another
+// process instead of sending it (a cluster member without the platform's
+// connection queues it for the owner): a queued answer is not sent yet, so
+// the runner leaves its ledger entry to the process that sends it.
+type DeferredDelivery interface {
+	// SendRecorded sends out, the ledger's answer id; deferred: it was handed
+	// on, and whoever performs it marks the entry delivered.
+	SendRecorded(ctx context.Context, id int64, out platform.Outbound) (deferred bool, err error)
 }
 
 // markSent commits the sent marks: what has gathered once the previous

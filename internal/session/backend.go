@@ -65,6 +65,9 @@ type Ledger interface {
 	RecordDelivery(ctx context.Context, d Delivery) (int64, error)
 	DeliveryAttempt(ctx context.Context, id int64) error
 	Delivered(ctx context.Context, ids ...int64) error
+	// DeliverySent says whether answer id was marked sent; false for an id
+	// the ledger no longer holds (pruned after a day).
+	DeliverySent(ctx context.Context, id int64) (bool, error)
 	UnsentDeliveries(ctx context.Context, platform string, since time.Time, maxAttempts int) ([]Delivery, error)
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 )
 
@@ -51,6 +52,17 @@ func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
 		}
 		return nil
 	}))
+}
+
+// DeliverySent says whether answer id was marked sent: a cluster's
+// connection owner asks before performing a routed send again.
+func (s *Store) DeliverySent(ctx context.Context, id int64) (bool, error) {
+	var sent bool
+	err := s.db.QueryRowContext(ctx, `SELECT sent_at IS NOT NULL FROM deliveries WHERE id = ?`, id).Scan(&sent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return sent, s.wrap("reading the delivery ledger", err)
 }
 
 // UnsentDeliveries are the answers of platform recorded since since, never

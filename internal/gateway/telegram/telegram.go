@@ -58,6 +58,11 @@ type Options struct {
 	WebhookURL    string
 	WebhookSecret string
 	WebhookListen string
+	// Seen, when set (a cluster), dedupes each polled update across the
+	// processes that take turns at polling: fresh false, it was handled
+	// elsewhere; an error leaves it and the rest of its batch unconfirmed,
+	// polled again. Webhook updates go through the cluster's queue instead.
+	Seen func(ctx context.Context, updateID int64) (fresh bool, err error)
 }
 
 // Adapter is one bot's connection.
@@ -209,15 +214,44 @@ func (a *Adapter) poll(ctx context.Context, h platform.Handler) error {
 		backoff = 0
 		for _, raw := range ans.Result {
 			id, ev, ok := a.decode(ctx, raw)
+			if ok {
+				fresh, err := a.fresh(ctx, id)
+				if err != nil {
+					// Not confirmed: this update and the rest of the batch
+					// come again with the next poll.
+					backoff = nextBackoff(backoff)
+					wait = backoff
+					if ctx.Err() == nil {
+						a.log.Warn("telegram: could not check an update against the cluster; polling it again", "update_id", id, "error", err, "in", backoff)
+					}
+					break
+				}
+				ok = fresh
+			}
 			if id >= offset {
 				offset = id + 1
 			}
-			if ok && a.seen.add(id) {
+			if ok {
 				h(ctx, ev)
 			}
 		}
 	}
 	return nil
+}
+
+// fresh says whether update id is to be handled here: first seen by this
+// process, and (in a cluster) by any poller.
+func (a *Adapter) fresh(ctx context.Context, id int64) (bool, error) {
+	if a.seen.has(id) {
+		return false, nil
+	}
+	if a.o.Seen != nil {
+		fresh, err := a.o.Seen(ctx, id)
+		if err != nil || !fresh {
+			return false, err
+		}
+	}
+	return a.seen.add(id), nil
 }
 
 func (a *Adapter) getUpdates(ctx context.Context, offset int64) (*apiAnswer, error) {
@@ -554,6 +588,13 @@ type dedup struct {
 
 func newDedup(n int) *dedup {
 	return &dedup{set: make(map[int64]struct{}, n), ring: make([]int64, 0, n)}
+}
+
+func (d *dedup) has(id int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.set[id]
+	return ok
 }
 
 // add reports whether id is new, remembering it.

@@ -108,6 +108,16 @@ func (s *Store) Delivered(ctx context.Context, ids ...int64) error {
 	return s.wrap("marking deliveries", err)
 }
 
+// DeliverySent says whether answer id was marked sent.
+func (s *Store) DeliverySent(ctx context.Context, id int64) (bool, error) {
+	var sent bool
+	err := s.pool.QueryRow(ctx, `SELECT sent_at IS NOT NULL FROM deliveries WHERE id = $1`, id).Scan(&sent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return sent, s.wrap("reading the delivery ledger", err)
+}
+
 // UnsentDeliveries are the answers of platform recorded since since, never
 // marked sent, tried fewer than maxAttempts times, oldest first. Rows older
 // than since are deleted.

@@ -538,6 +538,14 @@ func testDeliveryLedger(t *testing.T, h Harness) {
 	if err := s.Delivered(ctx, sent); err != nil {
 		t.Fatal(err)
 	}
+	for _, tc := range []struct {
+		id   int64
+		want bool
+	}{{sent, true}, {midSend, false}, {never, false}, {sent + 1000, false}} {
+		if got, err := s.DeliverySent(ctx, tc.id); err != nil || got != tc.want {
+			t.Fatalf("DeliverySent(%d) = %v, %v; want %v", tc.id, got, err, tc.want)
+		}
+	}
 	got, err := s.UnsentDeliveries(ctx, "telegram", now.Add(-24*time.Hour), 3)
 	if err != nil {
 		t.Fatal(err)
