@@ -260,8 +260,7 @@ func (g *Gateway) adapters(ctx context.Context, doc *config.Doc, env func(string
 			return nil, configError("TELEGRAM_WEBHOOK_PORT is %q: use a port number", port)
 		}
 		a, err := telegram.New(telegram.Options{Token: env("TELEGRAM_BOT_TOKEN"), BaseURL: base, DropPending: drop, Logger: g.log.logger,
-			WebhookURL: env("TELEGRAM_WEBHOOK_URL"), WebhookSecret: env("TELEGRAM_WEBHOOK_SECRET"), WebhookListen: ":" + port,
-			Seen: g.owners.telegramSeen()})
+			WebhookURL: env("TELEGRAM_WEBHOOK_URL"), WebhookSecret: env("TELEGRAM_WEBHOOK_SECRET"), WebhookListen: ":" + port})
 		if err != nil {
 			return nil, configError("%v", err)
 		}

@@ -20,10 +20,12 @@ import (
 )
 
 // The gateway's side of a cluster (gateway.store: postgres://, issue 19):
-// the Telegram webhook queues each update in PostgreSQL and answers 200 only
-// after the commit; workers of every process claim items, one conversation
-// at a time cluster-wide, and run them through the runner. docs/SCALING.md
-// has the design.
+// each Telegram update is queued in PostgreSQL, by whichever process the
+// webhook reached (it answers 200 only after the commit) or by the owner of
+// the long poll (it confirms an update, with its next offset, only after the
+// commit); workers of every process claim items, one conversation at a time
+// cluster-wide, and run them through the runner. docs/SCALING.md has the
+// design.
 
 // gatewayCluster is one process's part of the cluster.
 type gatewayCluster struct {
@@ -32,7 +34,8 @@ type gatewayCluster struct {
 	node    *cluster.Node
 	workers int
 	log     *slog.Logger
-	// telegram is the adapter whose webhook feeds the queue (nil: none).
+	// telegram is the adapter whose webhook or long poll feeds the queue
+	// (nil: none), and whose Decode the workers use.
 	telegram *telegram.Adapter
 }
 
@@ -115,6 +118,9 @@ func (g *Gateway) joinCluster(adapters []platform.Adapter) {
 		return
 	}
 	for _, a := range adapters {
+		if o, ok := a.(*ownedAdapter); ok {
+			a = o.inner // polling: behind the election
+		}
 		if tg, ok := a.(*telegram.Adapter); ok {
 			c.telegram = tg
 		}
@@ -123,16 +129,22 @@ func (g *Gateway) joinCluster(adapters []platform.Adapter) {
 	// from the database rather than trusting this process's copy.
 	g.engine.shared = true
 	if c.telegram != nil {
-		c.telegram.SetAccept(func(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
-			node, err := g.openCluster(ctx)
-			if err != nil {
-				return err
-			}
-			key := g.runner.SessionKey(telegram.Name, ev)
-			_, err = node.Enqueue(ctx, telegram.Name, strconv.FormatInt(updateID, 10), key, raw)
-			return err
-		})
+		c.telegram.SetAccept(g.enqueueTelegram)
 	}
+}
+
+// enqueueTelegram queues one update, webhook or polled alike: keyed by its
+// update id, so a webhook retried or a batch polled again after a takeover
+// is queued once. Its conversation's turns then run on any process, in the
+// order the updates were queued.
+func (g *Gateway) enqueueTelegram(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
+	node, err := g.openCluster(ctx)
+	if err != nil {
+		return err
+	}
+	key := g.runner.SessionKey(telegram.Name, ev)
+	_, err = node.Enqueue(ctx, telegram.Name, strconv.FormatInt(updateID, 10), key, raw)
+	return err
 }
 
 // openCluster returns this gateway's cluster node, joining the cluster on
@@ -171,13 +183,23 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 	c := g.cluster
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
+	if c.telegram != nil {
+		// Decoding needs the bot's name (mentions in groups). The adapter
+		// learns it when it runs, but with long polling only the owner's
+		// runs: every other process asks for it here.
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			if err := c.telegram.Identify(ctx); err != nil {
+				c.log.Warn("gateway: cluster queue: cannot decode Telegram updates", "error", err)
+			}
+		}()
+	}
 	for range c.workers {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			// Decoding needs the bot's name (mentions in groups), which the
-			// adapter learns when it connects.
-			for c.telegram != nil && !c.telegram.Connected() {
+			for c.telegram != nil && !c.telegram.Identified() {
 				select {
 				case <-wctx.Done():
 					return

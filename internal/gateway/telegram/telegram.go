@@ -58,20 +58,16 @@ type Options struct {
 	WebhookURL    string
 	WebhookSecret string
 	WebhookListen string
-	// Seen, when set (a cluster), dedupes each polled update across the
-	// processes that take turns at polling: fresh false, it was handled
-	// elsewhere; an error leaves it and the rest of its batch unconfirmed,
-	// polled again. Webhook updates go through the cluster's queue instead.
-	Seen func(ctx context.Context, updateID int64) (fresh bool, err error)
 }
 
 // Adapter is one bot's connection.
 type Adapter struct {
-	o         Options
-	bot       *bot.Bot
-	client    *http.Client
-	username  string // the bot's @username, for mentions in groups
-	botID     int64
+	o      Options
+	bot    *bot.Bot
+	client *http.Client
+	// me is the bot's identity (getMe), for mentions in groups and replies
+	// to the bot; nil until Run or Identify learned it.
+	me        atomic.Pointer[identity]
 	connected atomic.Bool
 	seen      *dedup
 	log       *slog.Logger
@@ -80,6 +76,11 @@ type Adapter struct {
 	// accept, when set (SetAccept), takes webhook updates instead of the
 	// handler: a cluster's queue.
 	accept atomic.Pointer[AcceptFunc]
+}
+
+type identity struct {
+	username string // the bot's @username
+	id       int64
 }
 
 var (
@@ -135,21 +136,10 @@ func (a *Adapter) Connected() bool { return a.connected.Load() }
 // until ctx ends. A refused token ends it with an error; everything else is
 // retried with a backoff.
 func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
-	me, err := a.bot.GetMe(ctx)
-	for err != nil {
-		if errors.Is(err, bot.ErrorUnauthorized) || errors.Is(err, bot.ErrorNotFound) {
-			return fmt.Errorf("telegram: %w (%s)", ErrTokenRefused, redactToken(err.Error(), a.o.Token))
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		a.log.Warn("telegram: getMe failed; retrying", "error", redactToken(err.Error(), a.o.Token))
-		if !sleep(ctx, 2*time.Second) {
-			return nil
-		}
-		me, err = a.bot.GetMe(ctx)
+	if err := a.Identify(ctx); err != nil || ctx.Err() != nil {
+		return err
 	}
-	a.username, a.botID = me.Username, me.ID
+	me := a.me.Load()
 	if a.o.WebhookURL != "" {
 		return a.webhook(ctx, h)
 	}
@@ -159,9 +149,36 @@ func (a *Adapter) Run(ctx context.Context, h platform.Handler) error {
 	}
 	a.connected.Store(true)
 	defer a.connected.Store(false)
-	a.log.Info("[telegram] Connected to Telegram (polling mode)", "bot", me.Username)
+	a.log.Info("[telegram] Connected to Telegram (polling mode)", "bot", me.username)
 	return a.poll(ctx, h)
 }
+
+// Identify learns the bot's identity (getMe), retrying until ctx ends; a
+// refused token is ErrTokenRefused. Decode needs it (mentions in groups):
+// a cluster's worker decodes queued updates on a process whose adapter may
+// never run, because another process owns the long poll.
+func (a *Adapter) Identify(ctx context.Context) error {
+	for a.me.Load() == nil {
+		me, err := a.bot.GetMe(ctx)
+		switch {
+		case err == nil:
+			a.me.CompareAndSwap(nil, &identity{username: me.Username, id: me.ID})
+		case errors.Is(err, bot.ErrorUnauthorized) || errors.Is(err, bot.ErrorNotFound):
+			return fmt.Errorf("telegram: %w (%s)", ErrTokenRefused, redactToken(err.Error(), a.o.Token))
+		case ctx.Err() != nil:
+			return nil
+		default:
+			a.log.Warn("telegram: getMe failed; retrying", "error", redactToken(err.Error(), a.o.Token))
+			if !sleep(ctx, 2*time.Second) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// Identified says whether Decode knows the bot's identity.
+func (a *Adapter) Identified() bool { return a.me.Load() != nil }
 
 // apiAnswer is the Bot API's envelope.
 type apiAnswer struct {
@@ -212,46 +229,32 @@ func (a *Adapter) poll(ctx context.Context, h platform.Handler) error {
 			continue
 		}
 		backoff = 0
+		accept := a.accept.Load()
 		for _, raw := range ans.Result {
 			id, ev, ok := a.decode(ctx, raw)
-			if ok {
-				fresh, err := a.fresh(ctx, id)
-				if err != nil {
-					// Not confirmed: this update and the rest of the batch
-					// come again with the next poll.
+			if ok && accept != nil {
+				// A cluster's queue: the offset confirms only what it took.
+				// A refusal (the database away) leaves this update and the
+				// rest of the batch to the next poll, in order.
+				if err := (*accept)(ctx, id, ev, raw); err != nil {
 					backoff = nextBackoff(backoff)
 					wait = backoff
 					if ctx.Err() == nil {
-						a.log.Warn("telegram: could not check an update against the cluster; polling it again", "update_id", id, "error", err, "in", backoff)
+						a.log.Warn("telegram: could not queue a polled update; polling it again", "update_id", id, "error", err, "in", backoff)
 					}
 					break
 				}
-				ok = fresh
+				ok = false
 			}
 			if id >= offset {
 				offset = id + 1
 			}
-			if ok {
+			if ok && a.seen.add(id) {
 				h(ctx, ev)
 			}
 		}
 	}
 	return nil
-}
-
-// fresh says whether update id is to be handled here: first seen by this
-// process, and (in a cluster) by any poller.
-func (a *Adapter) fresh(ctx context.Context, id int64) (bool, error) {
-	if a.seen.has(id) {
-		return false, nil
-	}
-	if a.o.Seen != nil {
-		fresh, err := a.o.Seen(ctx, id)
-		if err != nil || !fresh {
-			return false, err
-		}
-	}
-	return a.seen.add(id), nil
 }
 
 func (a *Adapter) getUpdates(ctx context.Context, offset int64) (*apiAnswer, error) {
@@ -346,11 +349,11 @@ func (a *Adapter) message(kind platform.EventKind, m *models.Message) (platform.
 	ev := platform.Event{Kind: kind, Source: src, Text: text, MessageID: strconv.Itoa(m.ID), Time: time.Unix(int64(m.Date), 0)}
 	if m.ReplyToMessage != nil {
 		ev.ReplyTo = strconv.Itoa(m.ReplyToMessage.ID)
-		if m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == a.botID {
+		if me := a.me.Load(); me != nil && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == me.id {
 			ev.Mentioned = true
 		}
 	}
-	if a.username != "" && strings.Contains(strings.ToLower(text), "@"+strings.ToLower(a.username)) {
+	if me := a.me.Load(); me != nil && me.username != "" && strings.Contains(strings.ToLower(text), "@"+strings.ToLower(me.username)) {
 		ev.Mentioned = true
 	}
 	if kind == platform.EventMessage && strings.TrimSpace(text) == "" {
@@ -588,13 +591,6 @@ type dedup struct {
 
 func newDedup(n int) *dedup {
 	return &dedup{set: make(map[int64]struct{}, n), ring: make([]int64, 0, n)}
-}
-
-func (d *dedup) has(id int64) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	_, ok := d.set[id]
-	return ok
 }
 
 // add reports whether id is new, remembering it.

@@ -40,13 +40,15 @@ func (o *Options) checkWebhook() error {
 	return nil
 }
 
-// AcceptFunc takes one webhook update the gateway acts on (ev decoded from
-// raw) and returns once it is durably accepted; the webhook answers 200 only
-// then, and an error makes it ask for a retry.
+// AcceptFunc takes one update the gateway acts on (ev decoded from raw) and
+// returns once it is durably accepted: only then does the webhook answer 200
+// or the long poll confirm it (its next offset); an error asks Telegram to
+// retry, or leaves the update and the rest of its batch to the next poll.
 type AcceptFunc func(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error
 
-// SetAccept routes webhook updates to f instead of Run's handler (a
-// cluster's shared queue: any process may run the turn). Call it before Run.
+// SetAccept routes updates, by webhook or long polling, to f instead of
+// Run's handler (a cluster's shared queue: any process may run the turn).
+// Call it before Run.
 func (a *Adapter) SetAccept(f AcceptFunc) { a.accept.Store(&f) }
 
 // Decode turns a raw update, as AcceptFunc got it, back into its event (a
