@@ -74,7 +74,9 @@ func (e procEngine) Turn(ctx context.Context, _ string, _ platform.Source, text 
 	return gateway.TurnResult{SessionID: "s", Reply: "answer: " + text}, nil
 }
 
-func (procEngine) NewSession(context.Context, string, platform.Source) (string, error) { return "s", nil }
+func (procEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
 func (procEngine) Info(context.Context, string) (gateway.SessionInfo, error) {
 	return gateway.SessionInfo{}, nil
 }
