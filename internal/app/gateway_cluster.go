@@ -143,7 +143,14 @@ func (g *Gateway) enqueueTelegram(ctx context.Context, updateID int64, ev platfo
 		return err
 	}
 	key := g.runner.SessionKey(telegram.Name, ev)
-	_, err = node.Enqueue(ctx, telegram.Name, strconv.FormatInt(updateID, 10), key, raw)
+	id := strconv.FormatInt(updateID, 10)
+	if gateway.ActsOnRunningTurn(ev) {
+		// Queued, it would wait behind the very turn it answers.
+		if routed, err := routeToTurn(ctx, node, telegram.Name, id, key, raw); routed || err != nil {
+			return err
+		}
+	}
+	_, err = node.Enqueue(ctx, telegram.Name, id, key, raw)
 	return err
 }
 
@@ -194,6 +201,10 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 				c.log.Warn("gateway: cluster queue: cannot decode Telegram updates", "error", err)
 			}
 		}()
+	}
+	if c.telegram != nil {
+		workers.Add(1)
+		go func() { defer workers.Done(); g.serveTurnActions(wctx, node) }()
 	}
 	for range c.workers {
 		workers.Add(1)

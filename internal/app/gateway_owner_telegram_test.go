@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -50,13 +52,27 @@ func (l *turnLog) ranBy(proc string) []string {
 	return out
 }
 
-// procEngine is one process's view of the turn log.
+// procEngine is one process's view of the turn log. A turn of "dangerous"
+// asks for approval through the process's runner and answers the choice.
 type procEngine struct {
-	name string
-	log  *turnLog
+	name   string
+	log    *turnLog
+	runner *atomic.Pointer[gateway.Runner]
 }
 
-func (e procEngine) Turn(ctx context.Context, _ string, _ platform.Source, text string) (gateway.TurnResult, error) {
+func (e procEngine) Turn(ctx context.Context, key string, src platform.Source, text string) (gateway.TurnResult, error) {
+	if text == "dangerous" {
+		e.log.mu.Lock()
+		e.log.ran = append(e.log.ran, e.name+" "+text)
+		e.log.mu.Unlock()
+		actx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		choice, err := e.runner.Load().Ask(actx, key, src, gateway.Question{Command: "rm -r /tmp/x", Description: "a test"})
+		if err != nil {
+			return gateway.TurnResult{SessionID: "s", Reply: "no answer: " + err.Error()}, nil
+		}
+		return gateway.TurnResult{SessionID: "s", Reply: "approved: " + choice}, nil
+	}
 	e.log.mu.Lock()
 	e.log.ran = append(e.log.ran, e.name+" "+text)
 	block, delay := e.log.block[e.name], e.log.delay
@@ -116,6 +132,11 @@ func (c cuttable) Run(ctx context.Context, h platform.Handler) error {
 
 func startPollProc(t *testing.T, url string, srv *telegramfake.Server, name string, turns *turnLog) *pollProc {
 	t.Helper()
+	return startPollProcWorkers(t, url, srv, name, turns, 4)
+}
+
+func startPollProcWorkers(t *testing.T, url string, srv *telegramfake.Server, name string, turns *turnLog, workers int) *pollProc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n, err := cluster.Open(ctx, fastCluster(url))
@@ -136,13 +157,15 @@ func startPollProc(t *testing.T, url string, srv *telegramfake.Server, name stri
 	owners := &gatewayOwners{node: n, owned: map[string]*ownedAdapter{telegram.Name: p.o}}
 	cutCtx, cut := context.WithCancel(context.Background())
 	p.cut = cut
-	r, err := gateway.New(gateway.Options{Adapters: []platform.Adapter{cuttable{p.o, cutCtx}}, Engine: procEngine{name: name, log: turns}, Auth: allowAll{},
+	var runner atomic.Pointer[gateway.Runner]
+	r, err := gateway.New(gateway.Options{Adapters: []platform.Adapter{cuttable{p.o, cutCtx}}, Engine: procEngine{name: name, log: turns, runner: &runner}, Auth: allowAll{},
 		DrainTimeout: time.Second, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
+	runner.Store(r)
 	p.g = &Gateway{runner: r, engine: &gatewayEngine{store: st}, owners: owners,
-		cluster: &gatewayCluster{cfg: fastCluster(url), node: n, workers: 4, log: log}}
+		cluster: &gatewayCluster{cfg: fastCluster(url), node: n, workers: workers, log: log}}
 	p.g.joinCluster([]platform.Adapter{p.o})
 	if p.g.cluster.telegram != tg {
 		t.Fatal("joinCluster did not find the Telegram adapter behind the election")
@@ -429,4 +452,81 @@ func TestPolledNonMessageUpdatesThroughTheQueue(t *testing.T) {
 		t.Fatalf("turns %q: only the message starts one", got)
 	}
 	queueEmpty(t, p.node)
+}
+
+// approvalButton is the callback data of the "Approve once" button of the
+// bot's last question.
+func approvalButton(t *testing.T, srv *telegramfake.Server) (data string, messageID int) {
+	t.Helper()
+	for _, c := range srv.Calls("sendMessage") {
+		var markup struct {
+			InlineKeyboard [][]struct {
+				Text         string `json:"text"`
+				CallbackData string `json:"callback_data"`
+			} `json:"inline_keyboard"`
+		}
+		if c.Status != 200 || c.Params["reply_markup"] == "" || json.Unmarshal([]byte(c.Params["reply_markup"]), &markup) != nil {
+			continue
+		}
+		for _, row := range markup.InlineKeyboard {
+			for _, b := range row {
+				if b.Text == "Approve once" {
+					data, messageID = b.CallbackData, c.MessageID
+				}
+			}
+		}
+	}
+	return data, messageID
+}
+
+// A turn waiting for approval on one process, its question answered by a
+// button and by /approve polled by another (the owner of the long poll,
+// which runs no turns): the answers are not queued behind the turn they
+// answer (which would hold them until the question timed out) but go to the
+// process running it, which takes them at once.
+func TestPolledApprovalReachesTheTurnsProcess(t *testing.T) {
+	url := pgtest.Start(t).DB(t)
+	srv := telegramfake.Start("1:tok")
+	defer srv.Close()
+	turns := newTurnLog()
+	owner := startPollProcWorkers(t, url, srv, "owner", turns, 0)
+	waitUntil(t, "the owner of the poll", 10*time.Second, owner.o.leading.Load)
+	startPollProc(t, url, srv, "worker", turns)
+
+	srv.PushText(telegramfake.Message{ChatID: 21, UserID: 21, Text: "dangerous"})
+	var data string
+	var msgID int
+	waitUntil(t, "the approval question", 15*time.Second, func() bool { data, msgID = approvalButton(t, srv); return data != "" })
+	srv.PushCallback(21, 21, msgID, data)
+	waitUntil(t, "the approved answer", 10*time.Second, func() bool {
+		return slices.Contains(answeredInOrder(srv, "21"), "approved: once")
+	})
+	if acks := srv.Calls("answerCallbackQuery"); len(acks) != 1 || acks[0].Params["text"] != "" {
+		t.Fatalf("answerCallbackQuery %+v, want one plain acknowledgement", acks)
+	}
+
+	srv.PushText(telegramfake.Message{ChatID: 21, UserID: 21, Text: "dangerous"})
+	waitUntil(t, "the second question", 15*time.Second, func() bool {
+		n := 0
+		for _, text := range answeredInOrder(srv, "21") {
+			if strings.HasPrefix(text, "⚠️ Approval needed") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	srv.PushText(telegramfake.Message{ChatID: 21, UserID: 21, Text: "/approve"})
+	waitUntil(t, "the second approved answer", 10*time.Second, func() bool {
+		n := 0
+		for _, text := range answeredInOrder(srv, "21") {
+			if text == "approved: once" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if got := turns.ranBy("owner"); len(got) != 0 {
+		t.Fatalf("the owner ran turns %q; it has no workers", got)
+	}
+	queueEmpty(t, owner.node)
 }

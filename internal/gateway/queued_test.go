@@ -134,3 +134,23 @@ func TestStopQueued(t *testing.T) {
 		t.Fatalf("sent %q", got)
 	}
 }
+
+func TestActsOnRunningTurn(t *testing.T) {
+	for _, tc := range []struct {
+		ev   platform.Event
+		want bool
+	}{
+		{platform.Event{Kind: platform.EventButton, Data: buttonPrefix + "1:once"}, true},
+		{platform.Event{Kind: platform.EventButton, Data: "other:1"}, false},
+		{platform.Event{Kind: platform.EventMessage, Text: "/approve session"}, true},
+		{platform.Event{Kind: platform.EventMessage, Text: "/deny"}, true},
+		{platform.Event{Kind: platform.EventMessage, Text: "/stop@hermes_bot"}, true},
+		{platform.Event{Kind: platform.EventMessage, Text: "/new"}, false},
+		{platform.Event{Kind: platform.EventMessage, Text: "please approve"}, false},
+		{platform.Event{Kind: platform.EventEdited, Text: "/stop"}, false},
+	} {
+		if got := ActsOnRunningTurn(tc.ev); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.ev, got, tc.want)
+		}
+	}
+}
