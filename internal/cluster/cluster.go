@@ -230,8 +230,12 @@ func (n *Node) beat(ctx context.Context) error {
 INSERT INTO cluster_members (id, host, pid, leads, draining) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draining = excluded.draining`,
 		n.cfg.ID, n.host, os.Getpid(), n.leadList(), n.draining.Load())
-	b.Queue(`UPDATE cluster_leases SET heartbeat_at = now(), expires_at = now() + $2 * interval '1 millisecond' WHERE holder = $1`,
-		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds())
+	// Only the leases of items this process knows it runs: a claim that
+	// committed but whose answer was lost (the server restarted, the
+	// connection broke) left a lease nobody works on, which must expire.
+	b.Queue(`UPDATE cluster_leases SET heartbeat_at = now(), expires_at = now() + $2 * interval '1 millisecond'
+WHERE holder = $1 AND item_id = ANY($3::bigint[])`,
+		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds(), n.flightIDs())
 	if err := n.pool.SendBatch(ctx, b).Close(); err != nil {
 		return err
 	}

@@ -186,6 +186,17 @@ func (n *Node) Next(ctx context.Context) (*Item, error) {
 	}
 }
 
+// flightIDs are the items this process is running.
+func (n *Node) flightIDs() []int64 {
+	n.flightMu.Lock()
+	defer n.flightMu.Unlock()
+	ids := make([]int64, 0, len(n.inFlight))
+	for id := range n.inFlight {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 func (n *Node) landed(id int64) {
 	n.flightMu.Lock()
 	if _, ok := n.inFlight[id]; ok {

@@ -313,6 +313,39 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	}
 }
 
+// A claim that committed on the server but whose answer never reached its
+// process (the server restarted mid-reply) leaves a lease of a live,
+// heartbeating process that nobody works on: it must expire like a dead
+// holder's, not be renewed forever, so the item is delivered again.
+func TestOrphanedClaimExpires(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	a, b := open(t, fast(url)), open(t, fast(url))
+	if _, err := b.Enqueue(ctx, "t", "1", "k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	// a's claim statement, run without a's bookkeeping: its answer "lost".
+	var won bool
+	if err := a.pool.QueryRow(ctx, claimSQL, a.ID(), a.cfg.LeaseTTL.Milliseconds()).Scan(&won,
+		new(int64), new(string), new(string), new(string), new([]byte), new(time.Time), new(int), new(string)); err != nil || !won {
+		t.Fatalf("claim: %v %v", won, err)
+	}
+	if again, err := b.Claim(ctx); err != nil || again != nil {
+		t.Fatalf("taken while the lease is live: %+v %v", again, err)
+	}
+	// a keeps heartbeating (every 200 ms, lease 2 s): the item still comes back.
+	got, err := b.Next(ctx)
+	if err != nil || got == nil || got.Attempt != 2 || got.holder != b.ID() {
+		t.Fatalf("redelivery of the orphaned claim: %+v %v", got, err)
+	}
+	if !a.Fresh() {
+		t.Fatal("a stopped heartbeating; the test proves nothing")
+	}
+	if err := b.Done(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An idle worker is woken by NOTIFY: with a poll of an hour, only the
 // notification can bring it the item in time.
 func TestNotifyWakesIdleWorker(t *testing.T) {
