@@ -333,6 +333,21 @@ func (s *Server) Post(m MessageIn) string {
 	return m.ID
 }
 
+// PostOffline is Post only while no bot is connected (false, and nothing
+// posted, otherwise): a message that certainly reached no websocket.
+func (s *Server) PostOffline(m MessageIn) (string, bool) {
+	s.mu.Lock()
+	live := s.conn != nil || s.live > 0
+	s.mu.Unlock()
+	if live {
+		return "", false
+	}
+	// A bot connecting now gets a fresh session: nothing before READY is
+	// replayed to it, so this message reaches it only by reading the channel.
+	s.post(&m)
+	return m.ID, true
+}
+
 // post records m in the history and returns its MESSAGE_CREATE payload.
 func (s *Server) post(m *MessageIn) map[string]any {
 	s.mu.Lock()
