@@ -34,6 +34,8 @@ type gatewayCluster struct {
 	log     *slog.Logger
 	// telegram is the adapter whose webhook feeds the queue (nil: none).
 	telegram *telegram.Adapter
+	// discordCatchUp is gateway.cluster.discord_catchup (0: off).
+	discordCatchUp time.Duration
 }
 
 // clusterConfig reads gateway.cluster.* into the cluster's configuration
@@ -103,6 +105,9 @@ func (g *Gateway) prepareCluster(f *Factory, cfg map[string]any) error {
 		workers: intSetting(cfg, []string{"gateway", "cluster", "workers"}, intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32))}
 	if c.workers <= 0 {
 		return configError("gateway.cluster.workers is %d: use a positive number of turns this process runs at once", c.workers)
+	}
+	if c.discordCatchUp, err = discordCatchUpWindow(cfg); err != nil {
+		return configError("%v", err)
 	}
 	g.cluster = c
 	return nil

@@ -65,6 +65,9 @@ type ownedAdapter struct {
 	// ledger); sends are the ledger answers in hand or sent moments ago.
 	ledger ownerLedger
 	sends  recentSends
+	// gained runs when leadership is won, before the connection is made
+	// (the Discord catch-up's cursor); nil: nothing.
+	gained func(ctx context.Context)
 }
 
 var (
@@ -107,6 +110,9 @@ func (o *ownedAdapter) setRunner(inject func(ctx context.Context, pluginID, key,
 func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 	fatal := make(chan error, 1)
 	el := o.node.Elect(ctx, o.role, func(lctx context.Context) {
+		if o.gained != nil {
+			o.gained(lctx)
+		}
 		// A predecessor whose database session was cut has not noticed yet:
 		// it disconnects within the loss window, so two never connect at once.
 		t := time.NewTimer(o.node.LossWindow())

@@ -25,6 +25,10 @@ import (
 )
 
 // The NOTIFY channels: one for claimable queue items, one for outbox actions.
+// DefaultSeenRetention is how long an update or message id is remembered by
+// default: past it a redelivery would be taken as new.
+const DefaultSeenRetention = 48 * time.Hour
+
 const (
 	queueChannel  = "hermes_cluster_queue"
 	outboxChannel = "hermes_cluster_outbox"
@@ -54,7 +58,7 @@ type Config struct {
 	// ElectRetry is how often a follower tries to take leadership. Default 1s.
 	ElectRetry time.Duration
 	// SeenRetention is how long (platform, update_id) stays deduplicated.
-	// Default 48h (Telegram retries a webhook for far less).
+	// Default DefaultSeenRetention (Telegram retries a webhook for far less).
 	SeenRetention time.Duration
 	// NoListen turns LISTEN off: workers find work by polling only (what a
 	// process sees when its notifications are lost).
@@ -95,7 +99,7 @@ func (c *Config) defaults() error {
 		c.Now = clock.Now
 	}
 	if c.SeenRetention <= 0 {
-		c.SeenRetention = 48 * time.Hour
+		c.SeenRetention = DefaultSeenRetention
 	}
 	if c.ID == "" {
 		host, _ := os.Hostname()

@@ -58,6 +58,7 @@ type Keys interface {
 	BindKey(ctx context.Context, key, id, origin string) error
 	LookupKey(ctx context.Context, key string) (KeyEntry, error)
 	KeyMessages(ctx context.Context, key string) (string, []llm.Message, error)
+	ActiveKeys(ctx context.Context, source string, since time.Time, limit int) ([]KeyEntry, error)
 }
 
 // Ledger is the gateway's delivery ledger.

@@ -62,8 +62,16 @@ type Options struct {
 	// ReplyToMode is which pieces of an answer reply to the user's message
 	// (DISCORD_REPLY_TO_MODE): ReplyFirst (the zero value), ReplyAll, ReplyOff.
 	ReplyToMode string
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Seen, when set, is asked about each message about to be delivered
+	// (past every filter): false means it was handled already, by another
+	// process of a cluster. An error delivers it anyway: a message is not
+	// dropped because the database hiccupped.
+	Seen func(ctx context.Context, messageID string) (fresh bool, err error)
+	// CatchUp, when set, is asked at each READY what to read back: see
+	// CatchUp. false reads nothing.
+	CatchUp func(ctx context.Context) (CatchUp, bool)
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// ReconnectMin and ReconnectMax bound the wait between failed connects
 	// (1s and 2m when zero).
 	ReconnectMin, ReconnectMax time.Duration

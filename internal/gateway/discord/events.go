@@ -103,6 +103,7 @@ func (a *Adapter) handle(ctx context.Context, h platform.Handler, e any) {
 		for _, g := range e.Guilds {
 			a.learnGuild(g)
 		}
+		a.readyCatchUp(ctx, h)
 	case *discordgo.GuildCreate:
 		a.learnGuild(e.Guild)
 	case *discordgo.ChannelCreate:
@@ -220,26 +221,29 @@ func (a *Adapter) withUser(src *platform.Source, u *discordgo.User) {
 	}
 }
 
-func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordgo.Message) {
+// onMessage delivers a message (from MESSAGE_CREATE or read back by a
+// catch-up) that passes the filters; true when it was delivered.
+func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordgo.Message) bool {
 	if !wellFormed(m) || m.Author == nil || !numeric(m.Author.ID) {
 		a.log.Warn("discord: dropped a malformed MESSAGE_CREATE")
-		return
+		return false
 	}
 	bot := a.bot()
 	if m.Author.ID == bot || !a.firstTime(m.ID) {
-		return
+		return false
 	}
 	mentioned := mentionsBot(m, bot)
 	if m.Author.Bot && (a.opts.AllowBots == BotsNone || (a.opts.AllowBots == BotsMentions && !mentioned)) {
-		return
+		return false
 	}
 	a.remember(m.ID, m.ChannelID)
 	src, ch := a.source(ctx, m.ChannelID, m.GuildID)
 	if m.GuildID != "" && !a.channelAllowed(ch) {
-		return
+		return false
 	}
 	a.withUser(&src, m.Author)
 	text := cleanText(m.Content, bot)
+	thread := false
 	if m.GuildID != "" {
 		src.RoleAuthorized = m.Member != nil && a.anyRole(m.Member.Roles)
 		a.mu.Lock()
@@ -247,20 +251,40 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		answerFree := a.free[m.ChannelID] || (ch.thread() && (a.free[ch.parent] || a.botOwned[ch.id]))
 		a.mu.Unlock()
 		if a.opts.RequireMention && !mentioned && !answerFree {
-			return
+			return false
 		}
-		if mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID] {
-			// The thread is opened when the first answer goes out (see
-			// expectThread): a message the gateway drops opens none.
-			a.expectThread(m.ChannelID, m.ID, ThreadName(text))
-			src.ProspectiveThreadID, src.ThreadID = m.ID, m.ID
-		}
+		thread = mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID]
+	}
+	if !a.fresh(ctx, m.ID) {
+		return false
+	}
+	if thread {
+		// The thread is opened when the first answer goes out (see
+		// expectThread): a message the gateway drops opens none.
+		a.expectThread(m.ChannelID, m.ID, ThreadName(text))
+		src.ProspectiveThreadID, src.ThreadID = m.ID, m.ID
 	}
 	ev := platform.Event{Kind: platform.EventMessage, Source: src, Text: text, MessageID: m.ID, Mentioned: mentioned, Time: a.when(m.Timestamp)}
 	if m.MessageReference != nil {
 		ev.ReplyTo = m.MessageReference.MessageID
 	}
 	h(ctx, ev)
+	return true
+}
+
+// fresh asks the Seen option whether a message is to be handled here: a
+// cluster's processes dedupe by message id, so one the previous owner of the
+// connection handled, and a catch-up reads again, is not answered twice.
+func (a *Adapter) fresh(ctx context.Context, id string) bool {
+	if a.opts.Seen == nil {
+		return true
+	}
+	ok, err := a.opts.Seen(ctx, id)
+	if err != nil {
+		a.log.Warn("discord: could not check whether a message was handled already; handling it", "message", id, "err", errText(err))
+		return true
+	}
+	return ok
 }
 
 // channelAllowed applies DISCORD_IGNORED_CHANNELS and, when set,

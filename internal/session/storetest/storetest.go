@@ -44,6 +44,7 @@ func Run(t *testing.T, h Harness) {
 		{"SessionKeys", testSessionKeys},
 		{"DeliveryLedger", testDeliveryLedger},
 		{"KeyMessages", testKeyMessages},
+		{"ActiveKeys", testActiveKeys},
 		{"UsageAndTruncate", testUsageAndTruncate},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
@@ -594,6 +595,59 @@ func testKeyMessages(t *testing.T, h Harness) {
 	}
 	if _, _, err := s.KeyMessages(ctx, "k:full"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("a key whose session was deleted: %v", err)
+	}
+}
+
+// testActiveKeys: the keys of a platform's sessions written to since a
+// moment, most recent first and bounded; other platforms', older sessions'
+// and unkeyed sessions are not listed.
+func testActiveKeys(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.New(t)
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	s.SetClock(func() time.Time { return now })
+	mk := func(source, key string, at time.Time) string {
+		t.Helper()
+		now = at
+		id := seed(t, s, session.Session{Source: source}, conversation[:1])
+		if key != "" {
+			if err := s.BindKey(ctx, key, id, `{"platform":"`+source+`","chat_id":"`+key+`"}`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	base := now
+	old := mk("discord", "d:old", base.Add(-3*time.Hour))
+	mk("discord", "d:a", base.Add(-30*time.Minute))
+	mk("discord", "d:b", base.Add(-10*time.Minute))
+	mk("telegram", "t:a", base.Add(-5*time.Minute))
+	mk("discord", "", base.Add(-time.Minute))
+	since := base.Add(-time.Hour)
+	got, err := s.ActiveKeys(ctx, "discord", since, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range got {
+		keys = append(keys, e.Key)
+		if e.SessionID == "" || !strings.Contains(e.Origin, e.Key) {
+			t.Errorf("entry %+v lacks its session or origin", e)
+		}
+	}
+	if strings.Join(keys, ",") != "d:b,d:a" {
+		t.Fatalf("active discord keys = %v, want d:b,d:a", keys)
+	}
+	if got, _ := s.ActiveKeys(ctx, "discord", since, 1); len(got) != 1 || got[0].Key != "d:b" {
+		t.Errorf("limit 1: %+v", got)
+	}
+	// A message moves an old session into the window.
+	now = base
+	if _, err := s.AppendMessage(ctx, old, llm.Message{Role: "user", Content: "back again"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.ActiveKeys(ctx, "discord", since, 10); len(got) != 3 || got[0].Key != "d:old" {
+		t.Errorf("after a new message in the old session: %+v", got)
 	}
 }
 
