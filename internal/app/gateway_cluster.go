@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/discord"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
 	"github.com/hermes-go/hermes/internal/session"
@@ -194,6 +195,8 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 			g.work(wctx, node)
 		}()
 	}
+	workers.Add(1)
+	go func() { defer workers.Done(); g.serveDirect(wctx, node) }()
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -267,9 +270,8 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 			log.Warn("gateway: cluster queue: could not give an item back", "error", ferr)
 		} else if dead {
 			log.Error("gateway: queued update dead-lettered after too many attempts", "error", err)
-			if tg := g.cluster.telegram; tg == nil {
-			} else if ev, ok := tg.Decode(ctx, it.Payload); ok {
-				g.runner.Notify(telegram.Name, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
+			if ev, ok := g.itemEvent(ctx, it); ok {
+				g.runner.Notify(it.Platform, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
 					Text: "⚠️ Sorry, that failed: " + err.Error()})
 			}
 		}
@@ -295,6 +297,9 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 }
 
 func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
+	if it.Platform == discord.Name {
+		return g.handleDiscordItem(ctx, it)
+	}
 	if it.Platform != telegram.Name || g.cluster.telegram == nil {
 		return fmt.Errorf("a queued update of platform %s, which this process does not serve", it.Platform)
 	}
@@ -339,7 +344,10 @@ func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.
 	}
 	g.cluster.log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more", "session_key", it.SessionKey, "attempt", it.Attempt)
 	out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: msgs[n-1].Content}
-	return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+	if ev.Source.ChatType != platform.ChatDM {
+		out.ReplyTo = ev.MessageID // as the turn would have answered
+	}
+	return true, g.runner.DeliverStored(it.Platform, it.SessionKey, out)
 }
 
 // ledger is the delivery ledger as a cluster member sees it (l itself with

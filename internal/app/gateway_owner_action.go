@@ -118,6 +118,10 @@ type gatewayOwners struct {
 	routes func(ctx context.Context, key string) (platform.Source, bool, error)
 	// catchUp reads Discord back after a takeover (nil: off).
 	catchUp *discordCatchUp
+	// accept queues accepted Discord messages; control passes control
+	// events to the process running their conversation.
+	accept  func(ctx context.Context, ev platform.Event) (discord.Acceptance, error)
+	control func(ctx context.Context, ev platform.Event) bool
 }
 
 // wrap puts the adapters that cannot be shared behind an election; the
@@ -143,23 +147,30 @@ func (w *gatewayOwners) wrap(g *Gateway, adapters []platform.Adapter, polling bo
 		if role == roleDiscord && w.catchUp != nil {
 			o.gained = w.catchUp.gained
 		}
+		if role == roleDiscord {
+			o.control = w.control
+		}
 		w.owned[a.Name()] = o
 		out = append(out, o)
 	}
 	return out
 }
 
-// discordOptions gives the Discord adapter of a cluster its catch-up and
-// the cluster-wide dedupe behind it: every message this process accepts is
-// marked in cluster_seen (one INSERT), so a message the previous owner
-// handled and the catch-up reads again is not answered twice.
+// discordOptions gives the Discord adapter of a cluster the work queue and
+// the catch-up: every message this process accepts is queued, its id
+// recorded in cluster_seen in the same statement, so a message the previous
+// owner took and the catch-up reads again is not answered twice. Control
+// events are not queued (see discordAccept): they are deduped by Seen.
 func (w *gatewayOwners) discordOptions(o *discord.Options) {
-	if w == nil || w.catchUp == nil {
+	if w == nil {
 		return
 	}
 	node := w.node
 	o.Seen = func(ctx context.Context, id string) (bool, error) { return node.MarkSeen(ctx, discord.Name, id) }
-	o.CatchUp = w.catchUp.plan
+	o.Accept = w.accept
+	if w.catchUp != nil {
+		o.CatchUp = w.catchUp.plan
+	}
 }
 
 // inject routes ctx.inject_message to the owner of the key's platform when
@@ -214,7 +225,7 @@ func (g *Gateway) openOwners(ctx context.Context) (*gatewayOwners, error) {
 	if n == nil {
 		return nil, nil
 	}
-	w := &gatewayOwners{node: n, owned: map[string]*ownedAdapter{}}
+	w := &gatewayOwners{node: n, owned: map[string]*ownedAdapter{}, accept: g.discordAccept(n), control: g.discordControl(n)}
 	w.routes = func(ctx context.Context, key string) (platform.Source, bool, error) {
 		if g.engine == nil {
 			return platform.Source{}, false, nil

@@ -278,11 +278,13 @@ func (n *Node) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-// prune forgets old dedupe entries and members long gone.
+// prune forgets old dedupe entries, members long gone and what was
+// addressed to dead members.
 func (n *Node) prune(ctx context.Context) error {
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM cluster_seen WHERE seen_at < now() - $1 * interval '1 millisecond'`, n.cfg.SeenRetention.Milliseconds())
 	b.Queue(`DELETE FROM cluster_members WHERE last_seen < now() - $1 * interval '1 millisecond'`, (10 * n.cfg.LeaseTTL).Milliseconds())
+	b.Queue(pruneDirectSQL, n.cfg.LeaseTTL.Milliseconds())
 	return n.pool.SendBatch(ctx, b).Close()
 }
 

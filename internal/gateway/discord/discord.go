@@ -67,6 +67,13 @@ type Options struct {
 	// process of a cluster. An error delivers it anyway: a message is not
 	// dropped because the database hiccupped.
 	Seen func(ctx context.Context, messageID string) (fresh bool, err error)
+	// Accept, when set, takes each message about to be delivered (past
+	// every filter) instead of the handler: a cluster queues it for any
+	// process to run (Queued), or it was queued already (Duplicate), or it is
+	// to be handed to the handler here after all (Local: then Seen is asked
+	// as without Accept). An error is retried with a back-off in the event
+	// worker, holding the events behind it, until ctx ends.
+	Accept func(ctx context.Context, ev platform.Event) (Acceptance, error)
 	// CatchUp, when set, is asked at each READY what to read back: see
 	// CatchUp. false reads nothing.
 	CatchUp func(ctx context.Context) (CatchUp, bool)
@@ -76,6 +83,15 @@ type Options struct {
 	// (1s and 2m when zero).
 	ReconnectMin, ReconnectMax time.Duration
 }
+
+// Acceptance is what Accept did with a message.
+type Acceptance int
+
+const (
+	Queued    Acceptance = iota // taken: another part of the gateway runs it
+	Duplicate                   // taken before (another process, a catch-up read it again): dropped
+	Local                       // not taken: delivered to the handler as without Accept
+)
 
 // AllowBots values.
 const (

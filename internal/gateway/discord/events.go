@@ -255,7 +255,7 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		}
 		thread = mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID]
 	}
-	if !a.fresh(ctx, m.ID) {
+	if a.opts.Accept == nil && !a.fresh(ctx, m.ID) {
 		return false
 	}
 	if thread {
@@ -268,9 +268,61 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 	if m.MessageReference != nil {
 		ev.ReplyTo = m.MessageReference.MessageID
 	}
+	if a.opts.Accept != nil {
+		switch a.accept(ctx, ev) {
+		case Duplicate:
+			if thread {
+				a.forgetThread(m.ID)
+			}
+			return false
+		case Queued:
+			return true
+		}
+		if !a.fresh(ctx, m.ID) { // Local: as without Accept
+			if thread {
+				a.forgetThread(m.ID)
+			}
+			return false
+		}
+	}
 	h(ctx, ev)
 	return true
 }
+
+// accept hands ev to the Accept option, retrying while it fails (the
+// database away) with a back-off up to acceptBackoffMax. It runs in the
+// event worker, so the events behind it wait: a conversation's messages
+// stay in order, and the websocket is back-pressured rather than its events
+// dropped. It gives up only when ctx ends (the connection is being closed:
+// this process no longer owns it); the message is then lost here, and the
+// next owner's catch-up reads its channel back.
+func (a *Adapter) accept(ctx context.Context, ev platform.Event) Acceptance {
+	delay := acceptBackoffMin
+	for attempt := 1; ; attempt++ {
+		res, err := a.opts.Accept(ctx, ev)
+		if err == nil {
+			return res
+		}
+		if ctx.Err() != nil {
+			a.log.Warn("discord: a message could not be accepted before the connection closed", "message", ev.MessageID, "err", errText(err))
+			return Duplicate
+		}
+		a.log.Warn("discord: could not accept a message; retrying", "message", ev.MessageID, "attempt", attempt, "retry_in", delay, "err", errText(err))
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		delay = min(2*delay, acceptBackoffMax)
+	}
+}
+
+// The back-off of a failed Accept.
+const (
+	acceptBackoffMin = 100 * time.Millisecond
+	acceptBackoffMax = 5 * time.Second
+)
 
 // fresh asks the Seen option whether a message is to be handled here: a
 // cluster's processes dedupe by message id, so one the previous owner of the
