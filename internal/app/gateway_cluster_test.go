@@ -79,7 +79,7 @@ func TestResumeItem(t *testing.T) {
 	}
 	for _, tc := range tests {
 		a.sent = nil
-		done, err := g.resumeItem(ctx, &cluster.Item{SessionKey: key, Attempt: 2}, platform.Event{Kind: platform.EventMessage, Source: src, Text: tc.text})
+		done, err := g.resumeItem(ctx, &cluster.Item{Platform: "telegram", SessionKey: key, Attempt: 2}, platform.Event{Kind: platform.EventMessage, Source: src, Text: tc.text})
 		if err != nil || done != tc.done {
 			t.Fatalf("%s: resumeItem = %v, %v; want %v", tc.text, done, err, tc.done)
 		}
