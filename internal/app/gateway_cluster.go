@@ -37,6 +37,9 @@ type gatewayCluster struct {
 	telegram *telegram.Adapter
 	// discordCatchUp is gateway.cluster.discord_catchup (0: off).
 	discordCatchUp time.Duration
+	// served are the platforms this process has adapters for: the only
+	// ones whose queued items it claims.
+	served []string
 }
 
 // clusterConfig reads gateway.cluster.* into the cluster's configuration
@@ -124,6 +127,7 @@ func (g *Gateway) joinCluster(adapters []platform.Adapter) {
 		if tg, ok := a.(*telegram.Adapter); ok {
 			c.telegram = tg
 		}
+		c.served = append(c.served, a.Name())
 	}
 	// Conversations move between processes: each turn reads its session
 	// from the database rather than trusting this process's copy.
@@ -175,6 +179,7 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 		return nil, err
 	}
 	c := g.cluster
+	node.Serve(c.served...)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	for range c.workers {

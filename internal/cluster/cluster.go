@@ -121,9 +121,13 @@ type Node struct {
 	outboxWake chan struct{} // closed and replaced: every outbox consumer looks
 
 	draining atomic.Bool
-	flightMu sync.Mutex
-	inFlight map[int64]struct{}
-	flightCh chan struct{} // closed and replaced when inFlight shrinks
+
+	// platforms, once set by Serve, are the only ones Claim takes items of.
+
+	platforms atomic.Pointer[[]string]
+	flightMu  sync.Mutex
+	inFlight  map[int64]struct{}
+	flightCh  chan struct{} // closed and replaced when inFlight shrinks
 
 	leadsMu sync.Mutex
 	leads   map[string]bool

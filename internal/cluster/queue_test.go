@@ -313,6 +313,43 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	}
 }
 
+// A process claims only the platforms it serves (all until Serve is called).
+func TestServeFiltersPlatforms(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	disc, all, none := open(t, fast(url)), open(t, fast(url)), open(t, fast(url))
+	disc.Serve("discord")
+	none.Serve()
+	if _, err := all.Enqueue(ctx, "telegram", "1", "telegram:1", []byte("t")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := all.Enqueue(ctx, "discord", "1", "discord:1", []byte("d")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		n    *Node
+		want string // the platform claimed, "" for nothing
+	}{
+		{"serves nothing", none, ""},
+		{"discord only, past the older telegram item", disc, "discord"},
+		{"discord only, none left", disc, ""},
+		{"every platform", all, "telegram"},
+	} {
+		it, err := tc.n.Claim(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := ""
+		if it != nil {
+			got = it.Platform
+		}
+		if got != tc.want {
+			t.Fatalf("%s: claimed %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // A claim that committed on the server but whose answer never reached its
 // process (the server restarted mid-reply) leaves a lease of a live,
 // heartbeating process that nobody works on: it must expire like a dead
@@ -326,7 +363,7 @@ func TestOrphanedClaimExpires(t *testing.T) {
 	}
 	// a's claim statement, run without a's bookkeeping: its answer "lost".
 	var won bool
-	if err := a.pool.QueryRow(ctx, claimSQL, a.ID(), a.cfg.LeaseTTL.Milliseconds()).Scan(&won,
+	if err := a.pool.QueryRow(ctx, claimSQL, a.ID(), a.cfg.LeaseTTL.Milliseconds(), []string(nil)).Scan(&won,
 		new(int64), new(string), new(string), new(string), new([]byte), new(time.Time), new(int), new(string)); err != nil || !won {
 		t.Fatalf("claim: %v %v", won, err)
 	}
