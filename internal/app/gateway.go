@@ -517,7 +517,7 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	if err := e.open(context.WithoutCancel(ctx), ag, key, src, gs); err != nil {
 		return gateway.TurnResult{}, err
 	}
-	t, err := ag.Run(ctx, gs.s, text)
+	t, err := e.run(ctx, ag, key, gs, text)
 	res := gateway.TurnResult{SessionID: gs.s.ID}
 	if t != nil {
 		e.mu.Lock()

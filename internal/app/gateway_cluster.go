@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
+	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session"
 )
 
@@ -297,8 +298,11 @@ func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	if !ok {
 		return nil // nothing the gateway acts on (the webhook queues only what decodes)
 	}
+	// The turn's user message is stored with the update it answers, so a
+	// redelivery finds how far the turn got by identity.
+	ev.Delivery = it.Platform + ":" + it.UpdateID
 	if it.Attempt > 1 {
-		done, err := g.resumeItem(ctx, it, ev)
+		done, err := g.resumeItem(ctx, it, &ev)
 		if err != nil || done {
 			return err
 		}
@@ -306,35 +310,94 @@ func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	return g.runner.HandleQueued(ctx, telegram.Name, ev)
 }
 
-// resumeItem is a redelivered item's look at the last stored step: a turn
-// that already stored its answer is not run again; that answer is sent
-// through the ledger, marked as a possible duplicate (the one redelivery the
-// design allows: the dead process may have sent it before it died).
-func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.Event) (done bool, err error) {
-	_, msgs, err := g.engine.store.KeyMessages(ctx, it.SessionKey)
-	if errors.Is(err, session.ErrNotFound) {
-		return false, nil
-	}
+// resumeItem is a redelivered item's look at the last stored step, found by
+// the update's identity (ev.Delivery, stored with its turn's user message),
+// never by its text: the same text may be a new message, and the stored
+// text may differ from the update's (a reply quote, an attachment note).
+//
+//   - its user message stored and answered: the turn is not run again; the
+//     stored answer is sent through the ledger, marked as a possible
+//     duplicate (the one redelivery the design allows: the dead process may
+//     have sent it before it died);
+//   - stored but not answered: ev is marked Stored, and the turn continues
+//     from the stored history without appending the message again;
+//   - not stored: the turn runs as a first delivery would.
+func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev *platform.Event) (done bool, err error) {
+	st, err := findTurn(ctx, g.engine.store, it.SessionKey, ev.Delivery)
 	if err != nil {
 		return false, err
 	}
-	n := len(msgs)
-	if n < 2 || msgs[n-1].Role != "assistant" || strings.TrimSpace(msgs[n-1].Content) == "" {
+	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	switch {
+	case !st.stored:
+		return false, nil
+	case st.answer != nil:
+		log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more")
+		text := st.answer.Content
+		if g.engine.h != nil {
+			text = g.engine.h.Redact(text)
+		}
+		out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: text}
+		return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+	case st.later:
+		// Items of a conversation run in order, so a later turn after an
+		// unanswered one means the conversation moved on: nothing to resume.
+		log.Warn("gateway: a redelivered update's turn stopped unanswered and later turns followed; not running it again")
+		return true, nil
+	default:
+		log.Info("gateway: a redelivered update's message is stored without its answer; continuing its turn")
+		ev.Stored = true
 		return false, nil
 	}
-	for i := n - 2; i >= 0; i-- {
-		if msgs[i].Role != "user" {
-			continue
-		}
-		c, t := strings.TrimSpace(msgs[i].Content), strings.TrimSpace(ev.Text)
-		if c != t && !strings.HasSuffix(c, "\n"+t) {
-			return false, nil // the stored answer is an earlier message's
-		}
-		break
+}
+
+// storedTurn is how far the turn answering one delivery got in the store.
+type storedTurn struct {
+	stored bool         // its user message is stored
+	at     int          // that message's index in the session's history
+	answer *llm.Message // its final answer, when stored
+	later  bool         // another delivery's turn follows it
+}
+
+// findTurn reads key's conversation for the user message stored with
+// delivery and what followed it: up to the next delivery's message, the
+// last assistant message without tool calls is the turn's answer.
+func findTurn(ctx context.Context, s session.Backend, key, delivery string) (storedTurn, error) {
+	var st storedTurn
+	k, err := s.LookupKey(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return st, nil
 	}
-	g.cluster.log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more", "session_key", it.SessionKey, "attempt", it.Attempt)
-	out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: msgs[n-1].Content}
-	return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+	if err != nil {
+		return st, err
+	}
+	hist, err := s.History(ctx, k.SessionID)
+	if errors.Is(err, session.ErrNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	st.at = -1
+	for i, m := range hist {
+		if m.SourceID == delivery && m.Role == llm.RoleUser {
+			st.at = i
+		}
+	}
+	if st.at < 0 {
+		return st, nil
+	}
+	st.stored = true
+	for _, m := range hist[st.at+1:] {
+		if m.SourceID != "" {
+			st.later = true
+			break
+		}
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 && strings.TrimSpace(m.Content) != "" {
+			st.answer = &m.Message
+		}
+	}
+	return st, nil
 }
 
 // ledger is the delivery ledger as a cluster member sees it (l itself with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/gateway/platform"
@@ -121,3 +122,44 @@ func (r *Runner) SessionKey(platformName string, ev platform.Event) string {
 
 // DrainTimeout is how long a stop lets running turns finish.
 func (r *Runner) DrainTimeout() time.Duration { return r.o.DrainTimeout }
+
+// TurnDelivery is what a turn's ctx says of the queue delivery it answers
+// (TurnDeliveryFrom): ID is stored with the turn's user message; Stored
+// says that message is stored already and the turn continues from it.
+type TurnDelivery struct {
+	ID     string
+	Stored bool
+}
+
+type turnDeliveryKey struct{}
+
+// TurnDeliveryFrom is the delivery a turn run under ctx answers (zero
+// outside a queued turn).
+func TurnDeliveryFrom(ctx context.Context) TurnDelivery {
+	d, _ := ctx.Value(turnDeliveryKey{}).(TurnDelivery)
+	return d
+}
+
+// queuedTurn is one turn's text for batch, and its ctx carrying the queue
+// delivery it answers. A stored event's text is in the history already; a
+// batch of nothing else continues the stored turn (Stored, no text). A
+// cluster runs one queue item per conversation at a time, so a batch holds
+// at most one delivery; the first one names the turn.
+func queuedTurn(ctx context.Context, batch []platform.Event) (context.Context, string) {
+	texts := make([]string, 0, len(batch))
+	var d TurnDelivery
+	for _, ev := range batch {
+		if d.ID == "" {
+			d.ID = ev.Delivery
+		}
+		if !ev.Stored {
+			texts = append(texts, ev.Text)
+		}
+	}
+	d.Stored = len(texts) == 0
+	if d.ID == "" {
+		d.Stored = false
+		return ctx, strings.Join(texts, "\n\n")
+	}
+	return context.WithValue(ctx, turnDeliveryKey{}, d), strings.Join(texts, "\n\n")
+}

@@ -499,13 +499,10 @@ func (r *Runner) steering(l *lane) func() []string {
 // while the previous turn ran: one follow-up turn, as upstream merges them)
 // and returns what to answer; ok is false when nothing is.
 func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src platform.Source, batch []platform.Event) (reply platform.Outbound, ok bool) {
-	texts := make([]string, 0, len(batch))
-	for _, ev := range batch {
-		texts = append(texts, ev.Text)
-	}
+	ctx, text := queuedTurn(ctx, batch)
 	last := batch[len(batch)-1]
 	stopTyping := r.typing(ctx, a, src)
-	res, err := r.o.Engine.Turn(ctx, l.key, src, strings.Join(texts, "\n\n"))
+	res, err := r.o.Engine.Turn(ctx, l.key, src, text)
 	stopTyping()
 	out := platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID}
 	switch cause := context.Cause(ctx); {
