@@ -216,6 +216,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		MaxConcurrent:       intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
 		DrainTimeout:        drain,
 		DispatchHookTimeout: time.Duration(intSetting(cfg, []string{"gateway", "dispatch_hook_timeout"}, 30)) * time.Second,
+		LeaseHeld:           g.cluster.leaseHeld(),
 		Logger:              g.log.logger,
 	})
 	if err != nil {

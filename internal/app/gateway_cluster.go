@@ -35,6 +35,41 @@ type gatewayCluster struct {
 	log     *slog.Logger
 	// telegram is the adapter whose webhook feeds the queue (nil: none).
 	telegram *telegram.Adapter
+
+	runMu   sync.Mutex
+	running map[string]runningItem // session key → the item its turn answers
+}
+
+type runningItem struct {
+	node *cluster.Node
+	it   *cluster.Item
+}
+
+// leaseHeld is the runner's LeaseHeld: a key whose item is running here is
+// answered only while this process holds the item (nil without a cluster).
+func (c *gatewayCluster) leaseHeld() func(key string) bool {
+	if c == nil {
+		return nil
+	}
+	return func(key string) bool {
+		c.runMu.Lock()
+		r, ok := c.running[key]
+		c.runMu.Unlock()
+		return !ok || r.node.Holds(r.it)
+	}
+}
+
+func (c *gatewayCluster) setRunning(key string, r *runningItem) {
+	c.runMu.Lock()
+	defer c.runMu.Unlock()
+	if c.running == nil {
+		c.running = map[string]runningItem{}
+	}
+	if r == nil {
+		delete(c.running, key)
+	} else {
+		c.running[key] = *r
+	}
 }
 
 // clusterConfig reads gateway.cluster.* into the cluster's configuration
@@ -233,6 +268,15 @@ func (g *Gateway) work(ctx context.Context, node *cluster.Node) {
 // the runner is draining (Drain hands the lease back).
 func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.Item) {
 	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	if !node.Holds(it) {
+		// The claim's answer came back later than a lease expiry (the
+		// database slow or cut off): the item may be another's already.
+		log.Warn("gateway: a claimed update came back too late to be surely this process's; leaving it to its lease's expiry")
+		node.Drop(it)
+		return
+	}
+	g.cluster.setRunning(it.SessionKey, &runningItem{node: node, it: it})
+	defer g.cluster.setRunning(it.SessionKey, nil)
 	// Heartbeats renew the lease while the turn runs; once they have not
 	// reached the database for a lease expiry, another process may have the
 	// conversation, so this one stops acting on it.
@@ -245,7 +289,7 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 			case <-watched:
 				return
 			case <-t.C:
-				if !node.Fresh() {
+				if !node.Holds(it) {
 					g.runner.StopQueued(it.SessionKey)
 					return
 				}

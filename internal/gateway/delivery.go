@@ -10,20 +10,46 @@ import (
 // is sent, marked once the platform took it, and sent again after a restart
 // when the mark is missing.
 
-// deliver sends a turn's answer through the ledger.
-func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) {
+// deliver sends a turn's answer through the ledger. A queued turn's answer
+// (a cluster item's) goes out only while this process still holds the
+// item's lease, checked again after the ledger's write, which may have
+// waited long on an unreachable database: false says it was not sent for
+// that reason, and the item must go back to the queue.
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, queued bool) (sent bool) {
+	lost := func() bool {
+		if !queued || r.o.LeaseHeld == nil || r.o.LeaseHeld(key) {
+			return false
+		}
+		r.log.Warn("gateway: not sending a queued answer: this process no longer surely holds the conversation's lease", "session_key", key)
+		return true
+	}
+	if lost() {
+		return false
+	}
 	if r.o.Ledger == nil {
 		r.send(a, out)
-		return
+		return true
 	}
 	ctx := context.Background()
 	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
 	if err != nil {
+		if lost() {
+			return false
+		}
 		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)
 		r.send(a, out)
-		return
+		return true
+	}
+	if lost() {
+		// Not this process's to send any more: marked, so no restart sends
+		// it later beside the answer of the item's next delivery.
+		if err := r.o.Ledger.Delivered(ctx, id); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+		return false
 	}
 	r.sendRecorded(ctx, a, id, out, true)
+	return true
 }
 
 func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound, counted bool) {

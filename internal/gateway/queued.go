@@ -109,7 +109,9 @@ func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) 
 	r.mu.Unlock()
 	defer r.running.Done()
 	out.Text = recoveredPrefix + out.Text
-	r.deliver(a, key, out)
+	if !r.deliver(a, key, out, true) {
+		return errLeaseLost
+	}
 	return nil
 }
 

@@ -126,7 +126,11 @@ type Options struct {
 	DispatchHookTimeout time.Duration
 	// TypingEvery repeats the typing action while a turn runs (default 4 s).
 	TypingEvery time.Duration
-	Logger      *slog.Logger
+	// LeaseHeld, in a cluster, says whether this process still surely holds
+	// the queue lease of key's running item; a queued turn's answer goes out
+	// only while it does. nil: always.
+	LeaseHeld func(key string) bool
+	Logger    *slog.Logger
 }
 
 // Runner is one gateway.
@@ -441,6 +445,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		batch := l.pending
 		l.pending = nil
+		queued := len(l.waiters) > 0
 		src := l.src
 		ack := l.ack
 		l.ack = ""
@@ -464,8 +469,8 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		r.mu.Unlock()
 		cancel(nil)
-		if ok {
-			r.deliver(a, l.key, reply)
+		if ok && !r.deliver(a, l.key, reply, queued) {
+			r.queuedFail(l, errLeaseLost) // the item goes back, and its next delivery answers
 		}
 	}
 }
