@@ -11,10 +11,13 @@ import (
 // when the mark is missing.
 
 // deliver sends a turn's answer through the ledger. A queued turn's answer
-// (a cluster item's) goes out only while this process still holds the
-// item's lease, checked again after the ledger's write, which may have
-// waited long on an unreachable database: false says it was not sent for
-// that reason, and the item must go back to the queue.
+// (a cluster item's) goes out only once recorded and only while this process
+// still holds the item's lease, checked again after the ledger's write,
+// which may have waited long on an unreachable database: false says it was
+// not sent for one of those reasons, and the item must go back to the queue,
+// whose next delivery answers (from the stored answer, or by continuing the
+// turn). Sending an answer the ledger could not record would make that next
+// delivery's answer a duplicate.
 func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, queued bool) (sent bool) {
 	lost := func() bool {
 		if !queued || r.o.LeaseHeld == nil || r.o.LeaseHeld(key) {
@@ -33,7 +36,8 @@ func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, 
 	ctx := context.Background()
 	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
 	if err != nil {
-		if lost() {
+		if queued {
+			r.log.Warn("gateway: could not record a queued answer; its item goes back to the queue unsent", "session_key", key, "error", err)
 			return false
 		}
 		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)

@@ -15,6 +15,10 @@ import (
 // database): another process may be running it.
 var errLeaseLost = errors.New("gateway: this process lost the conversation's lease; another process runs it")
 
+// errNotSent is a queued turn's error when its answer was not sent: the
+// ledger could not record it, or the lease was no longer surely held.
+var errNotSent = errors.New("gateway: the answer was not sent (not recorded, or the lease in doubt); the queue delivers the update again")
+
 // StopQueued interrupts key's running turn because its queue lease is in
 // doubt: nothing is answered, and HandleQueued returns the reason.
 func (r *Runner) StopQueued(key string) {
@@ -110,7 +114,7 @@ func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) 
 	defer r.running.Done()
 	out.Text = recoveredPrefix + out.Text
 	if !r.deliver(a, key, out, true) {
-		return errLeaseLost
+		return errNotSent
 	}
 	return nil
 }

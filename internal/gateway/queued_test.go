@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +133,121 @@ func TestStopQueued(t *testing.T) {
 	}
 	if got := a.texts(); len(got) != 0 {
 		t.Fatalf("sent %q", got)
+	}
+}
+
+// qLedger is a ledger whose Record can fail, or run a hook (a lease lost
+// while the database took its time).
+type qLedger struct {
+	mu        sync.Mutex
+	fail      error
+	onRecord  func()
+	delivered []int64
+}
+
+func (l *qLedger) Record(context.Context, string, string, platform.Outbound) (int64, error) {
+	if l.onRecord != nil {
+		l.onRecord()
+	}
+	return 7, l.fail
+}
+func (l *qLedger) Attempt(context.Context, int64) error { return nil }
+func (l *qLedger) Delivered(_ context.Context, ids ...int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.delivered = append(l.delivered, ids...)
+	return nil
+}
+func (l *qLedger) Unsent(context.Context, string) ([]Unsent, error) { return nil, nil }
+
+// A queued answer goes out only once recorded and while its lease is held;
+// otherwise nothing is sent and HandleQueued says so, for the queue to
+// deliver the update again (its next delivery answers). One recorded after
+// the lease was lost is marked, so no restart sends it later.
+func TestQueuedAnswerNotSent(t *testing.T) {
+	var held atomic.Bool
+	tests := []struct {
+		name          string
+		ledger        *qLedger
+		heldAtFirst   bool
+		wantSent      bool
+		wantDelivered bool
+	}{
+		{"recorded, lease held", &qLedger{}, true, true, false},
+		{"the ledger cannot record it", &qLedger{fail: errors.New("database away")}, true, false, false},
+		{"the lease lapsed before", &qLedger{}, false, false, false},
+		{"the lease lapsed while recording", &qLedger{onRecord: func() { held.Store(false) }}, true, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			held.Store(tc.heldAtFirst)
+			a := &qAdapter{}
+			r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: qEngine{}, Auth: qAuth{true}, Ledger: tc.ledger,
+				LeaseHeld: func(string) bool { return held.Load() }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := platform.Event{Kind: platform.EventMessage, Text: "hello", Delivery: "q:1", Source: platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}}
+			err = r.HandleQueued(context.Background(), "q", ev)
+			sent := len(a.texts()) > 0
+			if sent != tc.wantSent || (err == nil) != tc.wantSent {
+				t.Fatalf("sent %q, HandleQueued %v; want sent %v", a.texts(), err, tc.wantSent)
+			}
+			if !tc.wantSent && !errors.Is(err, errNotSent) {
+				t.Errorf("HandleQueued: %v, want errNotSent", err)
+			}
+			tc.ledger.mu.Lock()
+			delivered := len(tc.ledger.delivered) > 0
+			tc.ledger.mu.Unlock()
+			if tc.wantDelivered && !delivered {
+				t.Errorf("the unsent recorded answer was not marked")
+			}
+		})
+	}
+}
+
+type deliveryEngine struct {
+	mu   sync.Mutex
+	got  []TurnDelivery
+	text []string
+}
+
+func (e *deliveryEngine) Turn(ctx context.Context, _ string, _ platform.Source, text string) (TurnResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, TurnDeliveryFrom(ctx))
+	e.text = append(e.text, text)
+	return TurnResult{Reply: "ok"}, nil
+}
+func (*deliveryEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
+func (*deliveryEngine) Info(context.Context, string) (SessionInfo, error) { return SessionInfo{}, nil }
+
+// A queued event's delivery reaches its turn's ctx; a stored one's text is
+// not sent again (the turn continues from the stored message).
+func TestQueuedTurnDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		ev       platform.Event
+		want     TurnDelivery
+		wantText string
+	}{
+		{platform.Event{Text: "hi", Delivery: "telegram:5"}, TurnDelivery{ID: "telegram:5"}, "hi"},
+		{platform.Event{Text: "hi", Delivery: "telegram:6", Stored: true}, TurnDelivery{ID: "telegram:6", Stored: true}, ""},
+		{platform.Event{Text: "hi"}, TurnDelivery{}, "hi"},
+	} {
+		e := &deliveryEngine{}
+		r, err := New(Options{Adapters: []platform.Adapter{&qAdapter{}}, Engine: e, Auth: qAuth{true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.ev.Kind = platform.EventMessage
+		tc.ev.Source = platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}
+		if err := r.HandleQueued(context.Background(), "q", tc.ev); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.got) != 1 || e.got[0] != tc.want || e.text[0] != tc.wantText {
+			t.Errorf("%+v: the turn got %+v, %q; want %+v, %q", tc.ev, e.got, e.text, tc.want, tc.wantText)
+		}
 	}
 }

@@ -470,7 +470,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		r.mu.Unlock()
 		cancel(nil)
 		if ok && !r.deliver(a, l.key, reply, queued) {
-			r.queuedFail(l, errLeaseLost) // the item goes back, and its next delivery answers
+			r.queuedFail(l, errNotSent) // the item goes back, and its next delivery answers
 		}
 	}
 }
