@@ -373,7 +373,10 @@ func (r *Runner) dispatchTo(ctx context.Context, a platform.Adapter, ev platform
 	if name, args, ok := parseCommand(ev.Text); ok && r.command(ctx, a, ev, key, name, args) {
 		return false
 	}
-	return r.enqueueWait(a, key, ev, true, done)
+	// A queued event waits behind whatever the lane runs, unannounced: a
+	// cluster claims one item per conversation at a time, so a busy lane is
+	// a stale turn unwinding (its lease lost), not the user talking over it.
+	return r.enqueueWait(a, key, ev, done == nil, done)
 }
 
 // enqueue puts ev on key's lane, starting the lane or, when a turn runs and
