@@ -242,7 +242,7 @@ ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draini
 		WHERE holder = $1 AND expires_at > now() RETURNING item_id`,
 		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds())
 	br := n.pool.SendBatch(ctx, b)
-	defer br.Close()
+	defer func() { _ = br.Close() }() // both results are read below; an error there is returned
 	if _, err := br.Exec(); err != nil {
 		return err
 	}
