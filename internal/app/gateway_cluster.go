@@ -36,8 +36,11 @@ type gatewayCluster struct {
 	// telegram is the adapter whose webhook feeds the queue (nil: none).
 	telegram *telegram.Adapter
 
-	runMu   sync.Mutex
-	running map[string]runningItem // session key → the item its turn answers
+	runMu sync.Mutex
+	// running: the items whose turns run here, by their delivery
+	// ("telegram:<update_id>"): usually one, two when a stale claim of an
+	// item unwinds beside a newer one.
+	running map[string][]runningItem
 }
 
 type runningItem struct {
@@ -45,30 +48,48 @@ type runningItem struct {
 	it   *cluster.Item
 }
 
-// leaseHeld is the runner's LeaseHeld: a key whose item is running here is
-// answered only while this process holds the item (nil without a cluster).
-func (c *gatewayCluster) leaseHeld() func(key string) bool {
+// leaseHeld is the runner's LeaseHeld (nil without a cluster): an item's
+// answer goes out only while this process holds every claim of it running
+// here.
+func (c *gatewayCluster) leaseHeld() func(delivery string) bool {
 	if c == nil {
 		return nil
 	}
-	return func(key string) bool {
+	return func(delivery string) bool {
 		c.runMu.Lock()
-		r, ok := c.running[key]
-		c.runMu.Unlock()
-		return !ok || r.node.Holds(r.it)
+		defer c.runMu.Unlock()
+		for _, r := range c.running[delivery] {
+			if !r.node.Holds(r.it) {
+				return false
+			}
+		}
+		return true
 	}
 }
 
-func (c *gatewayCluster) setRunning(key string, r *runningItem) {
+// run registers r as running until the returned func is called.
+func (c *gatewayCluster) run(delivery string, r runningItem) (done func()) {
 	c.runMu.Lock()
 	defer c.runMu.Unlock()
 	if c.running == nil {
-		c.running = map[string]runningItem{}
+		c.running = map[string][]runningItem{}
 	}
-	if r == nil {
-		delete(c.running, key)
-	} else {
-		c.running[key] = *r
+	c.running[delivery] = append(c.running[delivery], r)
+	return func() {
+		c.runMu.Lock()
+		defer c.runMu.Unlock()
+		rs := c.running[delivery]
+		for i := range rs {
+			if rs[i].it == r.it {
+				rs = append(rs[:i], rs[i+1:]...)
+				break
+			}
+		}
+		if len(rs) == 0 {
+			delete(c.running, delivery)
+		} else {
+			c.running[delivery] = rs
+		}
 	}
 }
 
@@ -275,8 +296,7 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 		node.Drop(it)
 		return
 	}
-	g.cluster.setRunning(it.SessionKey, &runningItem{node: node, it: it})
-	defer g.cluster.setRunning(it.SessionKey, nil)
+	defer g.cluster.run(itemDelivery(it), runningItem{node: node, it: it})()
 	// Heartbeats renew the lease while the turn runs; once they have not
 	// reached the database for a lease expiry, another process may have the
 	// conversation, so this one stops acting on it.
@@ -304,7 +324,10 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 	case err != nil:
 		log.Warn("gateway: queued update failed", "error", err)
 		if dead, ferr := node.Fail(context.WithoutCancel(ctx), it, err); ferr != nil {
-			log.Warn("gateway: cluster queue: could not give an item back", "error", ferr)
+			// Its lease is no longer renewed: it lapses and the item is
+			// delivered again.
+			node.Drop(it)
+			log.Warn("gateway: cluster queue: could not give an item back; it is delivered again after its lease expires", "error", ferr)
 		} else if dead {
 			log.Error("gateway: queued update dead-lettered after too many attempts", "error", err)
 			if tg := g.cluster.telegram; tg == nil {
@@ -334,6 +357,10 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 	}
 }
 
+// itemDelivery names a queue item as its event's Delivery and its turn's
+// stored user message do.
+func itemDelivery(it *cluster.Item) string { return it.Platform + ":" + it.UpdateID }
+
 func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	if it.Platform != telegram.Name || g.cluster.telegram == nil {
 		return fmt.Errorf("a queued update of platform %s, which this process does not serve", it.Platform)
@@ -344,7 +371,7 @@ func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	}
 	// The turn's user message is stored with the update it answers, so a
 	// redelivery finds how far the turn got by identity.
-	ev.Delivery = it.Platform + ":" + it.UpdateID
+	ev.Delivery = itemDelivery(it)
 	if it.Attempt > 1 {
 		done, err := g.resumeItem(ctx, it, &ev)
 		if err != nil || done {
@@ -382,7 +409,7 @@ func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev *platform
 			text = g.engine.h.Redact(text)
 		}
 		out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: text}
-		return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+		return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, ev.Delivery, out)
 	case st.later:
 		// Items of a conversation run in order, so a later turn after an
 		// unanswered one means the conversation moved on: nothing to resume.

@@ -235,12 +235,14 @@ func (n *Node) beat(ctx context.Context) error {
 INSERT INTO cluster_members (id, host, pid, leads, draining) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draining = excluded.draining`,
 		n.cfg.ID, n.host, os.Getpid(), n.leadList(), n.draining.Load())
-	// Only leases still live: one that expired (this process cut off from
-	// the database for LeaseTTL) may be another's by now, and a revived one
-	// whose worker gave up would hold its conversation forever.
+	// Only the leases of items a worker here still works on (a claim given
+	// up, or whose Fail could not reach the database, lapses and is
+	// delivered again, rather than being held for good), and only while
+	// live: one that expired (this process cut off for LeaseTTL) may be
+	// another's by now.
 	b.Queue(`UPDATE cluster_leases SET heartbeat_at = now(), expires_at = now() + $2 * interval '1 millisecond'
-		WHERE holder = $1 AND expires_at > now() RETURNING item_id`,
-		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds())
+		WHERE holder = $1 AND expires_at > now() AND item_id = ANY($3) RETURNING item_id`,
+		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds(), n.heldIDs())
 	br := n.pool.SendBatch(ctx, b)
 	defer func() { _ = br.Close() }() // both results are read below; an error there is returned
 	if _, err := br.Exec(); err != nil {
@@ -271,6 +273,17 @@ ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draini
 type heldLease struct {
 	attempt int
 	until   int64
+}
+
+// heldIDs are the items claimed here and not yet finished or given up.
+func (n *Node) heldIDs() []int64 {
+	n.flightMu.Lock()
+	defer n.flightMu.Unlock()
+	ids := make([]int64, 0, len(n.held))
+	for id := range n.held {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // renewHeld extends the items whose leases a heartbeat sent at sent renewed.

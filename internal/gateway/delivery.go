@@ -11,16 +11,17 @@ import (
 // when the mark is missing.
 
 // deliver sends a turn's answer through the ledger. A queued turn's answer
-// (a cluster item's) goes out only once recorded and only while this process
+// (a cluster item's: delivery names it, "" for any other) goes out only once recorded and only while this process
 // still holds the item's lease, checked again after the ledger's write,
 // which may have waited long on an unreachable database: false says it was
 // not sent for one of those reasons, and the item must go back to the queue,
 // whose next delivery answers (from the stored answer, or by continuing the
 // turn). Sending an answer the ledger could not record would make that next
 // delivery's answer a duplicate.
-func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, queued bool) (sent bool) {
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, delivery string) (sent bool) {
+	queued := delivery != ""
 	lost := func() bool {
-		if !queued || r.o.LeaseHeld == nil || r.o.LeaseHeld(key) {
+		if !queued || r.o.LeaseHeld == nil || r.o.LeaseHeld(delivery) {
 			return false
 		}
 		r.log.Warn("gateway: not sending a queued answer: this process no longer surely holds the conversation's lease", "session_key", key)

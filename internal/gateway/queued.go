@@ -98,8 +98,8 @@ func (r *Runner) Notify(platformName string, out platform.Outbound) {
 // DeliverStored sends, through the delivery ledger, an answer a queue item's
 // earlier delivery stored but may not have sent (its process died between
 // the two): marked as a possible duplicate, the ledger's one allowed
-// redelivery.
-func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) error {
+// redelivery. delivery names the item, as platform.Event.Delivery does.
+func (r *Runner) DeliverStored(platformName, key, delivery string, out platform.Outbound) error {
 	a, ok := r.adapters[platformName]
 	if !ok {
 		return fmt.Errorf("gateway: no adapter for platform %s", platformName)
@@ -113,7 +113,7 @@ func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) 
 	r.mu.Unlock()
 	defer r.running.Done()
 	out.Text = recoveredPrefix + out.Text
-	if !r.deliver(a, key, out, true) {
+	if !r.deliver(a, key, out, delivery) {
 		return errNotSent
 	}
 	return nil
@@ -153,11 +153,8 @@ func TurnDeliveryFrom(ctx context.Context) TurnDelivery {
 // at most one delivery; the first one names the turn.
 func queuedTurn(ctx context.Context, batch []platform.Event) (context.Context, string) {
 	texts := make([]string, 0, len(batch))
-	var d TurnDelivery
+	d := TurnDelivery{ID: batchDelivery(batch)}
 	for _, ev := range batch {
-		if d.ID == "" {
-			d.ID = ev.Delivery
-		}
 		if !ev.Stored {
 			texts = append(texts, ev.Text)
 		}
@@ -168,4 +165,14 @@ func queuedTurn(ctx context.Context, batch []platform.Event) (context.Context, s
 		return ctx, strings.Join(texts, "\n\n")
 	}
 	return context.WithValue(ctx, turnDeliveryKey{}, d), strings.Join(texts, "\n\n")
+}
+
+// batchDelivery is the queue delivery a lane's batch answers ("" for none).
+func batchDelivery(batch []platform.Event) string {
+	for _, ev := range batch {
+		if ev.Delivery != "" {
+			return ev.Delivery
+		}
+	}
+	return ""
 }

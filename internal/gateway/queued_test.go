@@ -183,7 +183,7 @@ func TestQueuedAnswerNotSent(t *testing.T) {
 			held.Store(tc.heldAtFirst)
 			a := &qAdapter{}
 			r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: qEngine{}, Auth: qAuth{true}, Ledger: tc.ledger,
-				LeaseHeld: func(string) bool { return held.Load() }})
+				LeaseHeld: func(d string) bool { return d != "q:1" || held.Load() }})
 			if err != nil {
 				t.Fatal(err)
 			}

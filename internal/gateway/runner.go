@@ -127,9 +127,9 @@ type Options struct {
 	// TypingEvery repeats the typing action while a turn runs (default 4 s).
 	TypingEvery time.Duration
 	// LeaseHeld, in a cluster, says whether this process still surely holds
-	// the queue lease of key's running item; a queued turn's answer goes out
-	// only while it does. nil: always.
-	LeaseHeld func(key string) bool
+	// the queue lease of the item delivery names (platform.Event.Delivery);
+	// a queued turn's answer goes out only while it does. nil: always.
+	LeaseHeld func(delivery string) bool
 	Logger    *slog.Logger
 }
 
@@ -448,7 +448,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		batch := l.pending
 		l.pending = nil
-		queued := len(l.waiters) > 0
+		delivery := batchDelivery(batch)
 		src := l.src
 		ack := l.ack
 		l.ack = ""
@@ -472,7 +472,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		r.mu.Unlock()
 		cancel(nil)
-		if ok && !r.deliver(a, l.key, reply, queued) {
+		if ok && !r.deliver(a, l.key, reply, delivery) {
 			r.queuedFail(l, errNotSent) // the item goes back, and its next delivery answers
 		}
 	}
