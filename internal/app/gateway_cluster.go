@@ -310,7 +310,7 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 				return
 			case <-t.C:
 				if !node.Holds(it) {
-					g.runner.StopQueued(it.SessionKey)
+					g.runner.StopQueued(it.SessionKey, itemDelivery(it))
 					return
 				}
 			}

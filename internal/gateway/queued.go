@@ -19,12 +19,14 @@ var errLeaseLost = errors.New("gateway: this process lost the conversation's lea
 // ledger could not record it, or the lease was no longer surely held.
 var errNotSent = errors.New("gateway: the answer was not sent (not recorded, or the lease in doubt); the queue delivers the update again")
 
-// StopQueued interrupts key's running turn because its queue lease is in
-// doubt: nothing is answered, and HandleQueued returns the reason.
-func (r *Runner) StopQueued(key string) {
+// StopQueued interrupts key's running turn because the queue lease of the
+// item it answers (delivery, as platform.Event.Delivery names it) is in
+// doubt: nothing is answered, and HandleQueued returns the reason. A turn of
+// another delivery (a newer item, queued behind a stale one) runs on.
+func (r *Runner) StopQueued(key, delivery string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if l := r.lanes[key]; l != nil && l.cancel != nil {
+	if l := r.lanes[key]; l != nil && l.cancel != nil && (delivery == "" || l.delivery == "" || l.delivery == delivery) {
 		l.cancel(errLeaseLost)
 	}
 }
@@ -52,7 +54,7 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 	if draining {
 		return ErrDraining
 	}
-	w := &queuedWait{done: make(chan struct{})}
+	w := &queuedWait{done: make(chan struct{}), delivery: ev.Delivery}
 	if !r.dispatchTo(ctx, a, ev, w) {
 		r.mu.Lock()
 		draining = r.draining
@@ -70,21 +72,28 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 }
 
 // queuedWait is HandleQueued's wait for its lane: done is closed when the
-// lane retires; err is a failed turn's error, set before.
+// lane retires; err is a failed turn's error, set before; delivery is the
+// event's (platform.Event.Delivery).
 type queuedWait struct {
-	done chan struct{}
-	err  error
+	done     chan struct{}
+	err      error
+	delivery string
 }
 
 // queuedFail hands a failed turn's error to the queue items waiting on l
-// (true), which then retry it, instead of answering the chat with it.
-func (r *Runner) queuedFail(l *lane, err error) bool {
+// (true), which then retry it, instead of answering the chat with it. A
+// turn that answers a named delivery fails only that item's wait: a stale
+// turn unwinding in the lane does not fail the newer item queued behind it.
+func (r *Runner) queuedFail(l *lane, delivery string, err error) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	hit := false
 	for _, w := range l.waiters {
-		w.err = err
+		if delivery == "" || w.delivery == "" || w.delivery == delivery {
+			w.err, hit = err, true
+		}
 	}
-	return len(l.waiters) > 0
+	return hit
 }
 
 // Notify sends a plain message to a chat (outside any turn): the queue's

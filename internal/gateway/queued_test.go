@@ -127,7 +127,7 @@ func TestStopQueued(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- r.HandleQueued(context.Background(), "q", ev) }()
 	<-e.started
-	r.StopQueued(r.SessionKey("q", ev))
+	r.StopQueued(r.SessionKey("q", ev), "")
 	if err := <-errc; !errors.Is(err, errLeaseLost) {
 		t.Fatalf("HandleQueued after StopQueued: %v", err)
 	}
@@ -249,5 +249,70 @@ func TestQueuedTurnDelivery(t *testing.T) {
 		if len(e.got) != 1 || e.got[0] != tc.want || e.text[0] != tc.wantText {
 			t.Errorf("%+v: the turn got %+v, %q; want %+v, %q", tc.ev, e.got, e.text, tc.want, tc.wantText)
 		}
+	}
+}
+
+// staleEngine blocks the turn of "stale" until it is stopped and answers
+// the rest.
+type staleEngine struct{ started chan struct{} }
+
+func (e staleEngine) Turn(ctx context.Context, _ string, _ platform.Source, text string) (TurnResult, error) {
+	if text == "stale" {
+		close(e.started)
+		<-ctx.Done()
+		return TurnResult{}, ctx.Err()
+	}
+	return TurnResult{Reply: "re: " + text}, nil
+}
+func (staleEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
+func (staleEngine) Info(context.Context, string) (SessionInfo, error) { return SessionInfo{}, nil }
+
+// A stale turn (its lease lost) unwinding in a lane while a newer item of
+// the conversation waits behind it: stopping the newer delivery leaves the
+// stale turn alone, stopping the stale one fails only the stale item, and
+// the newer one is answered.
+func TestStaleTurnBesideNewerItem(t *testing.T) {
+	a := &qAdapter{}
+	e := staleEngine{started: make(chan struct{})}
+	r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: e, Auth: qAuth{true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}
+	stale := platform.Event{Kind: platform.EventMessage, Text: "stale", Delivery: "q:1", Source: src}
+	newer := platform.Event{Kind: platform.EventMessage, Text: "newer", Delivery: "q:2", Source: src}
+	staleErr, newerErr := make(chan error, 1), make(chan error, 1)
+	go func() { staleErr <- r.HandleQueued(context.Background(), "q", stale) }()
+	<-e.started
+	go func() { newerErr <- r.HandleQueued(context.Background(), "q", newer) }()
+	key := r.SessionKey("q", stale)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r.mu.Lock()
+		queued := len(r.lanes[key].pending)
+		r.mu.Unlock()
+		if queued == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the newer item never queued behind the stale turn")
+		}
+	}
+	r.StopQueued(key, "q:2")
+	select {
+	case err := <-staleErr:
+		t.Fatalf("the stale turn stopped for another delivery: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	r.StopQueued(key, "q:1")
+	if err := <-staleErr; !errors.Is(err, errLeaseLost) {
+		t.Errorf("the stale item: %v, want errLeaseLost", err)
+	}
+	if err := <-newerErr; err != nil {
+		t.Errorf("the newer item: %v", err)
+	}
+	if got := a.texts(); len(got) != 1 || got[0] != "re: newer" {
+		t.Errorf("sent %q, want only the newer item's answer (no busy notice)", got)
 	}
 }

@@ -166,6 +166,8 @@ type lane struct {
 	steer  []platform.Event
 	ack    string                  // the interrupt's acknowledgement, sent before the next turn
 	cancel context.CancelCauseFunc // of the running turn; nil between turns
+	// delivery is the running turn's queue delivery ("" for none).
+	delivery string
 	// waiters are closed when the lane retires: HandleQueued's callers,
 	// which finish their queue item only once its answer is recorded.
 	waiters []*queuedWait
@@ -453,7 +455,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		ack := l.ack
 		l.ack = ""
 		ctx, cancel := context.WithCancelCause(r.turnCtx)
-		l.cancel = cancel
+		l.cancel, l.delivery = cancel, delivery
 		r.mu.Unlock()
 		if ack != "" && r.o.BusyAck {
 			r.send(a, platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID, Text: ack})
@@ -473,7 +475,7 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		r.mu.Unlock()
 		cancel(nil)
 		if ok && !r.deliver(a, l.key, reply, delivery) {
-			r.queuedFail(l, errNotSent) // the item goes back, and its next delivery answers
+			r.queuedFail(l, delivery, errNotSent) // the item goes back, and its next delivery answers
 		}
 	}
 }
@@ -519,13 +521,13 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
 		return out, false // the new message (or /stop's answer) speaks next
 	case errors.Is(cause, errLeaseLost):
-		r.queuedFail(l, cause)
+		r.queuedFail(l, batchDelivery(batch), cause)
 		return out, false
 	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
 		r.log.Warn("gateway: turn failed", "session_key", l.key, "error", err)
-		if r.queuedFail(l, err) {
+		if r.queuedFail(l, batchDelivery(batch), err) {
 			return out, false // the queue delivers it again, and says sorry only at its last attempt
 		}
 		out.Text = "⚠️ Sorry, that failed: " + err.Error()
