@@ -75,10 +75,11 @@ func (g *Gateway) handleDiscordItem(ctx context.Context, it *cluster.Item) error
 	if err != nil {
 		return err
 	}
+	ev.Delivery = itemDelivery(it)
 	if it.Attempt > 1 {
 		g.cluster.log.Info("gateway: a queued Discord message is delivered again; resuming from its last stored step",
 			"session_key", it.SessionKey, "message", it.UpdateID, "attempt", it.Attempt)
-		done, err := g.resumeItem(ctx, it, ev)
+		done, err := g.resumeItem(ctx, it, &ev)
 		if err != nil || done {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/auth"
 	"github.com/hermes-go/hermes/internal/gateway/discord"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/llm"
@@ -191,10 +192,12 @@ func TestDiscordItemRedelivered(t *testing.T) {
 	if err := st.BindKey(ctx, key, id, "{}"); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []llm.Message{{Role: "user", Content: "clean up"}, {Role: "assistant", Content: "done it"}} {
-		if _, err := st.AppendMessage(ctx, id, m); err != nil {
-			t.Fatal(err)
-		}
+	// The turn's user message is stored with the message it answers.
+	if _, err := st.AppendFrom(ctx, id, llm.Message{Role: "user", Content: "clean up"}, "discord:"+ev.MessageID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AppendMessage(ctx, id, llm.Message{Role: "assistant", Content: "done it"}); err != nil {
+		t.Fatal(err)
 	}
 	payload, err := platform.MarshalEvent(ev)
 	if err != nil {
@@ -209,10 +212,11 @@ func TestDiscordItemRedelivered(t *testing.T) {
 		outs[0].ThreadID != ev.MessageID || outs[0].ReplyTo != ev.MessageID {
 		t.Fatalf("turns %d, sent %+v; want the stored answer once, recovered, in the thread", eng.count(), outs)
 	}
-	next := threadMention("700000000000000031", "and more")
+	next := threadMention("700000000000000031", "clean up") // the same text: a new message all the same
 	if it.Payload, err = platform.MarshalEvent(next); err != nil {
 		t.Fatal(err)
 	}
+	it.UpdateID = next.MessageID
 	if err := g.handleItem(ctx, it); err != nil {
 		t.Fatal(err)
 	}
@@ -313,3 +317,11 @@ func TestControlEventReachesTheHolder(t *testing.T) {
 		return n == 0
 	})
 }
+
+// allowAll authorises everyone: the tests of the queue path are not about
+// authorisation.
+type allowAll struct{}
+
+func (allowAll) Check(platform.Source) auth.Decision                           { return auth.Decision{Allowed: true} }
+func (allowAll) CheckInjected(platform.Source) auth.Decision                   { return auth.Decision{Allowed: true} }
+func (allowAll) PairingReply(context.Context, platform.Source) (string, error) { return "", nil }

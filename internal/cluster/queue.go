@@ -132,6 +132,7 @@ func (n *Node) Claim(ctx context.Context) (*Item, error) {
 	for lost := 0; ; {
 		it := &Item{holder: n.cfg.ID}
 		var got bool
+		sent := n.cfg.Now()
 		err := n.pool.QueryRow(ctx, claimSQL, n.cfg.ID, n.cfg.LeaseTTL.Milliseconds(), n.served()).Scan(
 			&got, &it.ID, &it.SessionKey, &it.Platform, &it.UpdateID, &it.Payload, &it.EnqueuedAt, &it.Attempt, &it.LastError)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -158,6 +159,10 @@ func (n *Node) Claim(ctx context.Context) (*Item, error) {
 		}
 		n.flightMu.Lock()
 		n.inFlight[it.ID] = struct{}{}
+		// The lease runs from the statement, which the database ran after
+		// it was sent: an answer that took longer than LeaseTTL to come
+		// back is an item not surely held (Holds false) from the start.
+		n.held[it.ID] = heldLease{attempt: it.Attempt, until: sent.Add(n.cfg.LeaseTTL).UnixNano()}
 		n.flightMu.Unlock()
 		if n.draining.Load() {
 			// Drain began while the claim was on the wire: hand it back.
@@ -205,19 +210,9 @@ func (n *Node) Next(ctx context.Context) (*Item, error) {
 	}
 }
 
-// flightIDs are the items this process is running.
-func (n *Node) flightIDs() []int64 {
-	n.flightMu.Lock()
-	defer n.flightMu.Unlock()
-	ids := make([]int64, 0, len(n.inFlight))
-	for id := range n.inFlight {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 func (n *Node) landed(id int64) {
 	n.flightMu.Lock()
+	delete(n.held, id)
 	if _, ok := n.inFlight[id]; ok {
 		delete(n.inFlight, id)
 		close(n.flightCh)
@@ -225,6 +220,11 @@ func (n *Node) landed(id int64) {
 	}
 	n.flightMu.Unlock()
 }
+
+// Drop forgets an item this process no longer holds (Holds false) without
+// touching the database: its lease expires there, and another delivery
+// follows.
+func (n *Node) Drop(it *Item) { n.landed(it.ID) }
 
 // Done finishes an item: it leaves the queue, its lease ends and, if its
 // conversation has more, a worker is woken for the next. ErrLeaseLost means

@@ -722,3 +722,54 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 		t.Fatal("no wake-up after the restart: the listener did not reconnect")
 	}
 }
+
+// Holds follows each claim: true while heartbeats renew its lease (well past
+// one expiry), false once the lease lapsed on the server, and never true
+// again after it: the heartbeat renews only live leases, so a lapsed one is
+// not revived for a worker that gave it up, and another node claims it.
+func TestHoldsAndLapsedLeases(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	a, b := open(t, fast(url)), open(t, fast(url))
+	if _, err := a.Enqueue(ctx, "t", "1", "k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	it, err := a.Claim(ctx)
+	if err != nil || it == nil {
+		t.Fatalf("claim: %+v %v", it, err)
+	}
+	if !a.Holds(it) {
+		t.Fatal("not held at once")
+	}
+	time.Sleep(a.cfg.LeaseTTL + 500*time.Millisecond)
+	if !a.Holds(it) {
+		t.Fatal("not held after a lease expiry of heartbeats")
+	}
+	if other := (&Item{ID: it.ID, Attempt: it.Attempt + 1}); a.Holds(other) {
+		t.Fatal("another claim of the item is held")
+	}
+	// The lease lapses on the server (as when a's heartbeats did not reach it).
+	if _, err := a.pool.Exec(ctx, "UPDATE cluster_leases SET expires_at = now() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(testCtx(t, 2*a.cfg.LeaseTTL), t, "a to stop holding the lapsed lease", func() bool { return !a.Holds(it) })
+	var live int
+	if err := a.pool.QueryRow(ctx, "SELECT count(*) FROM cluster_leases WHERE expires_at > now()").Scan(&live); err != nil || live != 0 {
+		t.Fatalf("%d live leases after the lapse (a heartbeat revived it?), %v", live, err)
+	}
+	got, err := b.Claim(ctx)
+	if err != nil || got == nil || got.ID != it.ID {
+		t.Fatalf("b's claim of the lapsed item: %+v %v", got, err)
+	}
+	time.Sleep(2 * a.cfg.Heartbeat)
+	if a.Holds(it) || !b.Holds(got) {
+		t.Fatalf("after b's claim: a holds %v, b holds %v", a.Holds(it), b.Holds(got))
+	}
+	if err := a.Done(ctx, it); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("a's late Done: %v", err)
+	}
+	a.Drop(it)
+	if err := b.Done(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+}

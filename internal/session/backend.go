@@ -44,6 +44,10 @@ type Sessions interface {
 // Messages is what was said in a session, its tool calls and the search.
 type Messages interface {
 	AppendMessage(ctx context.Context, id string, m llm.Message) (int, error)
+	// AppendFrom is AppendMessage storing which incoming delivery m answers
+	// (a cluster queue item's "telegram:<update_id>"): History returns it
+	// as SourceID, so a redelivery tells its own turn's messages by identity.
+	AppendFrom(ctx context.Context, id string, m llm.Message, sourceID string) (int, error)
 	Messages(ctx context.Context, id string) ([]llm.Message, error)
 	History(ctx context.Context, id string) ([]Message, error)
 	RecordToolCall(ctx context.Context, id string, tc ToolCall) error

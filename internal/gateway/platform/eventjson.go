@@ -14,7 +14,8 @@ const eventJSONVersion = 1
 
 // eventJSON is Event as a work queue stores it. Ack is a callback into the
 // adapter that received the event and has no stored form: a decoded event
-// has none.
+// has none. Delivery and Stored come from the queue item, set by the worker
+// that runs it.
 type eventJSON struct {
 	V         int            `json:"v"`
 	Kind      EventKind      `json:"kind"`

@@ -46,6 +46,7 @@ func Run(t *testing.T, h Harness) {
 		{"KeyMessages", testKeyMessages},
 		{"ActiveKeys", testActiveKeys},
 		{"UsageAndTruncate", testUsageAndTruncate},
+		{"SourceID", testSourceID},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
 	}
@@ -689,5 +690,41 @@ func testUsageAndTruncate(t *testing.T, h Harness) {
 	seq, err := s.AppendMessage(ctx, id, conversation[1])
 	if err != nil || seq != 2 {
 		t.Fatalf("AppendMessage = %d, %v; want seq 2", seq, err)
+	}
+}
+
+// testSourceID: a message appended with the delivery it answers keeps that
+// identity (History's SourceID, seen by another handle too); messages
+// appended without one, or with "", have none; Messages is unchanged by it.
+func testSourceID(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.New(t)
+	id := seed(t, s, session.Session{Source: "telegram"}, conversation[:1])
+	same := llm.Message{Role: "user", Content: "again"}
+	for _, src := range []string{"telegram:41", "", "telegram:42"} {
+		if _, err := s.AppendFrom(ctx, id, same, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.AppendMessage(ctx, id, llm.Message{Role: "assistant", Content: "twice"}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := h.Reopen(t, s).History(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range hist {
+		got = append(got, m.SourceID)
+	}
+	if want := []string{"", "telegram:41", "", "telegram:42", ""}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("SourceIDs %q, want %q", got, want)
+	}
+	msgs, err := s.Messages(ctx, id)
+	if err != nil || len(msgs) != 5 || !reflect.DeepEqual(msgs[1], same) || !reflect.DeepEqual(msgs[3], same) {
+		t.Fatalf("Messages = %+v, %v", msgs, err)
+	}
+	if _, err := s.AppendFrom(ctx, "no-such-session", same, "telegram:43"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("AppendFrom to no session: %v", err)
 	}
 }
