@@ -43,20 +43,27 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 	restore := f.Logs().Redirect(scr.Stderr())
 	pr := scr.Prompter()
 	pr.Redact = f.Redactor().String
-	chat, err := h.NewChat(ctx, app.ChatOptions{
-		Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
-		Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
-	})
-	if err != nil {
-		restore()
-		return err
-	}
-	defer chat.Close()
-	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
-	defer restore()
-	return scr.Run(ctx, chat, func(ctx context.Context, line string) chatui.CommandResult {
+	// The chat is opened while the screen draws its first frame (chatui.Screen.Run).
+	var chat *app.Chat
+	err = scr.Run(ctx, func(ctx context.Context) (chatui.Chat, error) {
+		c, err := h.NewChat(ctx, app.ChatOptions{
+			Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
+			Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
+		})
+		if err != nil {
+			return nil, err
+		}
+		chat = c
+		return c, nil
+	}, func(ctx context.Context, line string) chatui.CommandResult {
 		return screenCommand(ctx, chat, line)
 	})
+	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
+	restore()
+	if chat != nil {
+		chat.Close()
+	}
+	return err
 }
 
 // screenCommand runs a slash command through the line mode's command code,

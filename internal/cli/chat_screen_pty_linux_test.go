@@ -332,3 +332,21 @@ func TestChatScreenMarkdown(t *testing.T) {
 		t.Errorf("the code is not coloured:\n%q", colored)
 	}
 }
+
+// The chat opens while the screen is up: one that cannot open (an unknown
+// session to resume) leaves the terminal as it was and says why, with the
+// same error and exit code as before the screen existed.
+func TestChatScreenOpenFails(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	s := startInTmuxAt(t, "", termEnv(chatScreenHome(t, srv), "TERM=xterm-256color"), 80, 24, "chat", "--resume", "nosuch")
+	got := s.waitScreen("[hermes exit ")
+	if !strings.Contains(got, "nosuch") || !strings.Contains(got, "hermes sessions list") {
+		t.Errorf("the error is not shown:\n%s", got)
+	}
+	if !strings.Contains(got, "[hermes exit 1]") {
+		t.Errorf("want exit 1:\n%s", got)
+	}
+	if strings.Contains(got, "starting…") {
+		t.Errorf("the screen was left behind:\n%s", got)
+	}
+}
