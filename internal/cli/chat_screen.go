@@ -32,7 +32,7 @@ func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
 		return err
 	}
 	cmds := make([]chatui.Command, 0, len(builtinSlash))
-	for _, b := range append(builtinSlash[:len(builtinSlash):len(builtinSlash)], screenSlash...) {
+	for _, b := range builtinSlash {
 		cmds = append(cmds, chatui.Command{Name: b.name, Args: b.args, Help: b.help})
 	}
 	scr, err := chatui.New(ctx, chatui.Options{In: opts.IO.In, Out: opts.IO.Out, Env: f.Environ(), Color: f.Color(),
