@@ -104,6 +104,10 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		f = f.WithStdin(pump)
 		opts.IO = f.IO
 	}
+	if opts.Resume == "" {
+		// A new session's system prompt scans its context files: ready the scanner meanwhile.
+		go app.WarmContextScan()
+	}
 	var started <-chan newScreen
 	if screen {
 		// Ctrl-C belongs to the chat's screen: it outlives the root's signal context.
