@@ -44,8 +44,6 @@ func BenchmarkStartOnTerminal(b *testing.B) {
 		{"version", "hermes", []string{"--version"}, ""},
 		// Ready: the status line, drawn once the chat is open (before, it says "starting…").
 		{"chat", "hermes", []string{"chat"}, "fake-model (custom)"},
-		// The first frame: the prompt takes keys (what is sent waits for the chat to open).
-		{"prompt", "hermes", []string{"chat"}, "› "},
 		{"plain", "hermes", []string{"chat", "--plain"}, "› "},
 		// The floor: a Bubble Tea program that draws one line (teafloor_test.go).
 		{"floor", "teafloor", nil, "floor ready"},
