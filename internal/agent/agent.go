@@ -42,6 +42,14 @@ type Recorder interface {
 	RecordToolCall(ctx context.Context, sessionID string, rec ToolRecord) error
 }
 
+// TurnRecorder, when a Recorder has it, records a turn's own user message
+// (the one Run was given, and its copy in a compacted transcript) apart from
+// the others: the gateway stores it with the delivery it answers, so a
+// redelivery can find it by identity.
+type TurnRecorder interface {
+	AppendTurnMessage(ctx context.Context, sessionID string, m llm.Message) error
+}
+
 // ToolRecord is one tool call as it ran.
 type ToolRecord struct {
 	CallID   string
@@ -253,8 +261,20 @@ var ErrInterrupted = errors.New("interrupted")
 // model answers without asking for tools. Whatever happens, everything already
 // said stays in s and in the recorder.
 func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, error) {
+	return a.run(ctx, s, userText, -1)
+}
+
+// run is Run; stored ≥ 0 is RunStored's turn, whose user message is
+// s.Messages[stored] already.
+func (a *Agent) run(ctx context.Context, s *Session, userText string, stored int) (*Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if stored >= len(s.Messages) {
+		return nil, fmt.Errorf("agent: no stored message %d to continue the turn from (the session has %d)", stored, len(s.Messages))
+	}
+	if stored >= 0 {
+		userText = s.Messages[stored].Content
+	}
 	t := &Turn{ID: newID()}
 	first := s.Turns == 0 && !s.Resumed
 	s.Turns++
@@ -280,8 +300,15 @@ func (a *Agent) Run(ctx context.Context, s *Session, userText string) (*Turn, er
 	if a.o.Memory != nil {
 		t.memory = a.o.Memory.BeforeTurn(ctx, s.ID, s.Turns, userText)
 	}
-	t.userAt = len(s.Messages)
-	a.add(ctx, s, t, llm.Message{Role: "user", Content: userText})
+	if stored >= 0 {
+		t.userAt = stored
+	} else {
+		t.userAt = len(s.Messages)
+		m := llm.Message{Role: "user", Content: userText}
+		s.Messages = append(s.Messages, m)
+		t.Added = append(t.Added, m)
+		a.recordTurnUser(ctx, s, m)
+	}
 
 	final, err := a.loop(ctx, s, t, userText)
 	completed := err == nil
@@ -531,6 +558,19 @@ func (a *Agent) record(ctx context.Context, s *Session, m llm.Message) {
 		return
 	}
 	if err := a.o.Recorder.AppendMessage(context.WithoutCancel(ctx), s.ID, m); err != nil && a.o.Output != nil {
+		a.o.Output.Progress("warning: could not save the message to the session store: " + err.Error())
+	}
+}
+
+// recordTurnUser records the turn's own user message, through the
+// TurnRecorder when the Recorder is one.
+func (a *Agent) recordTurnUser(ctx context.Context, s *Session, m llm.Message) {
+	tr, ok := a.o.Recorder.(TurnRecorder)
+	if !ok {
+		a.record(ctx, s, m)
+		return
+	}
+	if err := tr.AppendTurnMessage(context.WithoutCancel(ctx), s.ID, m); err != nil && a.o.Output != nil {
 		a.o.Output.Progress("warning: could not save the message to the session store: " + err.Error())
 	}
 }

@@ -332,3 +332,43 @@ func TestAgentEngineFaultsLeaveTheTurnUncompressed(t *testing.T) {
 		}
 	}
 }
+
+// forkTurnRecorder is a forkRecorder that tells the turn's own user message
+// apart, with the session it was recorded in.
+type forkTurnRecorder struct {
+	forkRecorder
+	turn []string // "session: content"
+}
+
+func (r *forkTurnRecorder) AppendTurnMessage(_ context.Context, id string, m llm.Message) error {
+	r.turn = append(r.turn, id+": "+m.Content)
+	return nil
+}
+
+// A compaction mid-turn carries the turn's identity into the child: its copy
+// of the turn's user message is recorded as the turn's too (the gateway
+// stores it with the update it answers, so a redelivery finds it there).
+func TestCompactionKeepsTheTurnMessage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	rec := &forkTurnRecorder{}
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := agent.NewCompressor(agent.CompressorConfig{Client: client, Model: "aux", ContextLength: 2000, ProtectLastN: 2})
+	ag := agent.New(agent.Options{Client: client, Model: "fake", Recorder: rec, SystemPrompt: "sys", Engine: eng, AutoCompress: true})
+	s := ag.ResumeSession(context.Background(), "parent", conversation(8, 300))
+	srv.Enqueue(llmtest.Text("THE SUMMARY"), llmtest.Text("the answer"))
+	if _, err := ag.Run(context.Background(), s, "latest question"); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.turn) != 2 || rec.turn[0] != "parent: latest question" || !strings.HasPrefix(rec.turn[1], "child-1: ") ||
+		!strings.HasSuffix(rec.turn[1], "latest question") {
+		t.Fatalf("turn messages recorded: %q", rec.turn)
+	}
+	for _, m := range rec.msgs {
+		if m.Role == "user" && strings.HasSuffix(m.Content, "latest question") {
+			t.Errorf("the turn's message was also recorded as an ordinary one: %q", m.Content)
+		}
+	}
+}

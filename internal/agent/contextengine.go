@@ -170,8 +170,16 @@ func (a *Agent) compact(ctx context.Context, s *Session, t *Turn, o CompressOpti
 			sw.SessionSwitch(context.WithoutCancel(ctx), id, s.ID, false)
 		}
 		s.ID = id
-		for _, m := range out {
-			a.record(ctx, s, m)
+		userAt := -1
+		if t != nil {
+			userAt = findUserMessage(out, s.Messages, t.userAt)
+		}
+		for i, m := range out {
+			if i == userAt {
+				a.recordTurnUser(ctx, s, m) // the child keeps the turn's identity
+			} else {
+				a.record(ctx, s, m)
+			}
 		}
 	}
 	if t != nil {

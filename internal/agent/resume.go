@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/tools"
@@ -28,6 +29,17 @@ func (a *Agent) ResumeSession(ctx context.Context, id string, history []llm.Mess
 		}
 	}
 	return s
+}
+
+// RunStored runs the turn whose user message is already stored at
+// s.Messages[at] (a redelivered update whose first run stopped before its
+// answer): the model is called on the history as it stands, everything after
+// that message kept, and the message is not appended again.
+func (a *Agent) RunStored(ctx context.Context, s *Session, at int) (*Turn, error) {
+	if at < 0 {
+		return nil, fmt.Errorf("agent: no stored message %d to continue the turn from", at)
+	}
+	return a.run(ctx, s, "", at)
 }
 
 // answerDangling returns history with an interrupted-answer after every tool

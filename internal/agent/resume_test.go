@@ -68,3 +68,64 @@ func TestResumeAnswersDanglingToolCalls(t *testing.T) {
 		})
 	}
 }
+
+// turnRecorder tells the turn's own user message (AppendTurnMessage) from
+// the rest.
+type turnRecorder struct {
+	memRecorder
+	turn []llm.Message
+}
+
+func (r *turnRecorder) AppendTurnMessage(_ context.Context, _ string, m llm.Message) error {
+	r.turn = append(r.turn, m)
+	return nil
+}
+
+// RunStored continues a turn whose user message is stored (a redelivered
+// update whose first run stopped before answering): the model sees that
+// message once, after it whatever the first run stored (a tool call answered
+// by the resume's repair), and only the new answer is recorded. Run records
+// its own user message through a TurnRecorder.
+func TestRunStored(t *testing.T) {
+	call := llm.Message{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "echo", Arguments: `{}`}}}}
+	tests := []struct {
+		name      string
+		history   []llm.Message
+		at        int
+		wantRoles string // what the model is sent
+	}{
+		{"stopped before the model answered", []llm.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}, {Role: "user", Content: "same"}}, 2, "user,assistant,user"},
+		{"stopped during a tool call", []llm.Message{{Role: "user", Content: "same"}, call}, 0, "user,assistant,tool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Text("answer"))
+			rec := &turnRecorder{}
+			ag := newAgent(t, srv, rec)
+			s := ag.ResumeSession(context.Background(), "s", tt.history)
+			rec.msgs = nil // the repair's own record
+			turn, err := ag.RunStored(context.Background(), s, tt.at)
+			if err != nil || turn.Final != "answer" {
+				t.Fatalf("RunStored = %+v, %v", turn, err)
+			}
+			if got := roles(srv.LastRequest(t).Messages); got != tt.wantRoles {
+				t.Errorf("the model was sent %s, want %s", got, tt.wantRoles)
+			}
+			if len(rec.turn) != 0 || len(rec.msgs) != 1 || rec.msgs[0].Content != "answer" {
+				t.Errorf("recorded %+v and turn messages %+v, want only the answer", rec.msgs, rec.turn)
+			}
+			if _, err := ag.RunStored(context.Background(), s, len(s.Messages)); err == nil {
+				t.Error("RunStored past the history: no error")
+			}
+			srv.Enqueue(llmtest.Text("next"))
+			rec.msgs = nil
+			if _, err := ag.Run(context.Background(), s, "new"); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.turn) != 1 || rec.turn[0].Content != "new" || len(rec.msgs) != 1 || rec.msgs[0].Content != "next" {
+				t.Errorf("Run recorded turn messages %+v and %+v", rec.turn, rec.msgs)
+			}
+		})
+	}
+}

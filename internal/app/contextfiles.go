@@ -41,6 +41,12 @@ var projectContextNames = []struct {
 	{[]string{".cursorrules"}, false},
 }
 
+// WarmContextScan readies the prompt-injection scan the context files go
+// through: its catalogue, matcher and the expressions a SOUL.md meets are
+// built on first use, 1.5-2 ms that a chat opening a new session otherwise
+// waits for. A chat runs it on a goroutine of its own while the host starts.
+func WarmContextScan() { scan.PromptInjection(soulFile, []byte(defaultIdentity)) }
+
 // systemPrompt builds the base system prompt for a new session: identity,
 // then the project context file. warn receives what the user should know
 // (a file left out, a starter written that could not be).

@@ -217,6 +217,7 @@ func (f *Factory) NewGateway(ctx context.Context, o GatewayOptions) (*Gateway, e
 		MaxConcurrent:       intSetting(cfg, []string{"gateway", "max_concurrent_sessions"}, 32),
 		DrainTimeout:        drain,
 		DispatchHookTimeout: time.Duration(intSetting(cfg, []string{"gateway", "dispatch_hook_timeout"}, 30)) * time.Second,
+		LeaseHeld:           g.cluster.leaseHeld(),
 		Logger:              g.log.logger,
 	})
 	if err != nil {
@@ -518,7 +519,7 @@ func (e *gatewayEngine) Turn(ctx context.Context, key string, src platform.Sourc
 	if err := e.open(context.WithoutCancel(ctx), ag, key, src, gs); err != nil {
 		return gateway.TurnResult{}, err
 	}
-	t, err := ag.Run(ctx, gs.s, text)
+	t, err := e.run(ctx, ag, key, gs, text)
 	res := gateway.TurnResult{SessionID: gs.s.ID}
 	if t != nil {
 		e.mu.Lock()

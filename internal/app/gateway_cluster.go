@@ -7,15 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/discord"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
+	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session"
 )
 
@@ -37,6 +38,67 @@ type gatewayCluster struct {
 	// telegram is the adapter whose webhook or long poll feeds the queue
 	// (nil: none), and whose Decode the workers use.
 	telegram *telegram.Adapter
+	// discordCatchUp is gateway.cluster.discord_catchup (0: off).
+	discordCatchUp time.Duration
+	// served are the platforms this process has adapters for: the only
+	// ones whose queued items it claims.
+	served []string
+
+	runMu sync.Mutex
+	// running: the items whose turns run here, by their delivery
+	// ("telegram:<update_id>"): usually one, two when a stale claim of an
+	// item unwinds beside a newer one.
+	running map[string][]runningItem
+}
+
+type runningItem struct {
+	node *cluster.Node
+	it   *cluster.Item
+}
+
+// leaseHeld is the runner's LeaseHeld (nil without a cluster): an item's
+// answer goes out only while this process holds every claim of it running
+// here.
+func (c *gatewayCluster) leaseHeld() func(delivery string) bool {
+	if c == nil {
+		return nil
+	}
+	return func(delivery string) bool {
+		c.runMu.Lock()
+		defer c.runMu.Unlock()
+		for _, r := range c.running[delivery] {
+			if !r.node.Holds(r.it) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// run registers r as running until the returned func is called.
+func (c *gatewayCluster) run(delivery string, r runningItem) (done func()) {
+	c.runMu.Lock()
+	defer c.runMu.Unlock()
+	if c.running == nil {
+		c.running = map[string][]runningItem{}
+	}
+	c.running[delivery] = append(c.running[delivery], r)
+	return func() {
+		c.runMu.Lock()
+		defer c.runMu.Unlock()
+		rs := c.running[delivery]
+		for i := range rs {
+			if rs[i].it == r.it {
+				rs = append(rs[:i], rs[i+1:]...)
+				break
+			}
+		}
+		if len(rs) == 0 {
+			delete(c.running, delivery)
+		} else {
+			c.running[delivery] = rs
+		}
+	}
 }
 
 // clusterConfig reads gateway.cluster.* into the cluster's configuration
@@ -107,6 +169,9 @@ func (g *Gateway) prepareCluster(f *Factory, cfg map[string]any) error {
 	if c.workers <= 0 {
 		return configError("gateway.cluster.workers is %d: use a positive number of turns this process runs at once", c.workers)
 	}
+	if c.discordCatchUp, err = discordCatchUpWindow(cfg); err != nil {
+		return configError("%v", err)
+	}
 	g.cluster = c
 	return nil
 }
@@ -124,6 +189,7 @@ func (g *Gateway) joinCluster(adapters []platform.Adapter) {
 		if tg, ok := a.(*telegram.Adapter); ok {
 			c.telegram = tg
 		}
+		c.served = append(c.served, a.Name())
 	}
 	// Conversations move between processes: each turn reads its session
 	// from the database rather than trusting this process's copy.
@@ -131,27 +197,6 @@ func (g *Gateway) joinCluster(adapters []platform.Adapter) {
 	if c.telegram != nil {
 		c.telegram.SetAccept(g.enqueueTelegram)
 	}
-}
-
-// enqueueTelegram queues one update, webhook or polled alike: keyed by its
-// update id, so a webhook retried or a batch polled again after a takeover
-// is queued once. Its conversation's turns then run on any process, in the
-// order the updates were queued.
-func (g *Gateway) enqueueTelegram(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
-	node, err := g.openCluster(ctx)
-	if err != nil {
-		return err
-	}
-	key := g.runner.SessionKey(telegram.Name, ev)
-	id := strconv.FormatInt(updateID, 10)
-	if gateway.ActsOnRunningTurn(ev) {
-		// Queued, it would wait behind the very turn it answers.
-		if routed, err := routeToTurn(ctx, node, telegram.Name, id, key, raw); routed || err != nil {
-			return err
-		}
-	}
-	_, err = node.Enqueue(ctx, telegram.Name, id, key, raw)
-	return err
 }
 
 // openCluster returns this gateway's cluster node, joining the cluster on
@@ -188,6 +233,7 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 		return nil, err
 	}
 	c := g.cluster
+	node.Serve(c.served...)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	if c.telegram != nil {
@@ -201,10 +247,6 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 				c.log.Warn("gateway: cluster queue: cannot decode Telegram updates", "error", err)
 			}
 		}()
-	}
-	if c.telegram != nil {
-		workers.Add(1)
-		go func() { defer workers.Done(); g.serveTurnActions(wctx, node) }()
 	}
 	for range c.workers {
 		workers.Add(1)
@@ -222,6 +264,8 @@ func (g *Gateway) runCluster(ctx context.Context) (stop func(), err error) {
 			g.work(wctx, node)
 		}()
 	}
+	workers.Add(1)
+	go func() { defer workers.Done(); g.serveDirect(wctx, node) }()
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -265,6 +309,14 @@ func (g *Gateway) work(ctx context.Context, node *cluster.Node) {
 // the runner is draining (Drain hands the lease back).
 func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.Item) {
 	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	if !node.Holds(it) {
+		// The claim's answer came back later than a lease expiry (the
+		// database slow or cut off): the item may be another's already.
+		log.Warn("gateway: a claimed update came back too late to be surely this process's; leaving it to its lease's expiry")
+		node.Drop(it)
+		return
+	}
+	defer g.cluster.run(itemDelivery(it), runningItem{node: node, it: it})()
 	// Heartbeats renew the lease while the turn runs; once they have not
 	// reached the database for a lease expiry, another process may have the
 	// conversation, so this one stops acting on it.
@@ -277,8 +329,8 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 			case <-watched:
 				return
 			case <-t.C:
-				if !node.Fresh() {
-					g.runner.StopQueued(it.SessionKey)
+				if !node.Holds(it) {
+					g.runner.StopQueued(it.SessionKey, itemDelivery(it))
 					return
 				}
 			}
@@ -292,12 +344,14 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 	case err != nil:
 		log.Warn("gateway: queued update failed", "error", err)
 		if dead, ferr := node.Fail(context.WithoutCancel(ctx), it, err); ferr != nil {
-			log.Warn("gateway: cluster queue: could not give an item back", "error", ferr)
+			// Its lease is no longer renewed: it lapses and the item is
+			// delivered again.
+			node.Drop(it)
+			log.Warn("gateway: cluster queue: could not give an item back; it is delivered again after its lease expires", "error", ferr)
 		} else if dead {
 			log.Error("gateway: queued update dead-lettered after too many attempts", "error", err)
-			if tg := g.cluster.telegram; tg == nil {
-			} else if ev, ok := tg.Decode(ctx, it.Payload); ok {
-				g.runner.Notify(telegram.Name, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
+			if ev, ok := g.itemEvent(ctx, it); ok {
+				g.runner.Notify(it.Platform, platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID,
 					Text: "⚠️ Sorry, that failed: " + err.Error()})
 			}
 		}
@@ -322,7 +376,14 @@ func (g *Gateway) runItem(ctx context.Context, node *cluster.Node, it *cluster.I
 	}
 }
 
+// itemDelivery names a queue item as its event's Delivery and its turn's
+// stored user message do.
+func itemDelivery(it *cluster.Item) string { return it.Platform + ":" + it.UpdateID }
+
 func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
+	if it.Platform == discord.Name {
+		return g.handleDiscordItem(ctx, it)
+	}
 	if it.Platform != telegram.Name || g.cluster.telegram == nil {
 		return fmt.Errorf("a queued update of platform %s, which this process does not serve", it.Platform)
 	}
@@ -330,8 +391,11 @@ func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	if !ok {
 		return nil // nothing the gateway acts on (the webhook queues only what decodes)
 	}
+	// The turn's user message is stored with the update it answers, so a
+	// redelivery finds how far the turn got by identity.
+	ev.Delivery = itemDelivery(it)
 	if it.Attempt > 1 {
-		done, err := g.resumeItem(ctx, it, ev)
+		done, err := g.resumeItem(ctx, it, &ev)
 		if err != nil || done {
 			return err
 		}
@@ -339,35 +403,97 @@ func (g *Gateway) handleItem(ctx context.Context, it *cluster.Item) error {
 	return g.runner.HandleQueued(ctx, telegram.Name, ev)
 }
 
-// resumeItem is a redelivered item's look at the last stored step: a turn
-// that already stored its answer is not run again; that answer is sent
-// through the ledger, marked as a possible duplicate (the one redelivery the
-// design allows: the dead process may have sent it before it died).
-func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev platform.Event) (done bool, err error) {
-	_, msgs, err := g.engine.store.KeyMessages(ctx, it.SessionKey)
-	if errors.Is(err, session.ErrNotFound) {
-		return false, nil
-	}
+// resumeItem is a redelivered item's look at the last stored step, found by
+// the update's identity (ev.Delivery, stored with its turn's user message),
+// never by its text: the same text may be a new message, and the stored
+// text may differ from the update's (a reply quote, an attachment note).
+//
+//   - its user message stored and answered: the turn is not run again; the
+//     stored answer is sent through the ledger, marked as a possible
+//     duplicate (the one redelivery the design allows: the dead process may
+//     have sent it before it died);
+//   - stored but not answered: ev is marked Stored, and the turn continues
+//     from the stored history without appending the message again;
+//   - not stored: the turn runs as a first delivery would.
+func (g *Gateway) resumeItem(ctx context.Context, it *cluster.Item, ev *platform.Event) (done bool, err error) {
+	st, err := findTurn(ctx, g.engine.store, it.SessionKey, ev.Delivery)
 	if err != nil {
 		return false, err
 	}
-	n := len(msgs)
-	if n < 2 || msgs[n-1].Role != "assistant" || strings.TrimSpace(msgs[n-1].Content) == "" {
+	log := g.cluster.log.With("session_key", it.SessionKey, "update_id", it.UpdateID, "attempt", it.Attempt)
+	switch {
+	case !st.stored:
+		return false, nil
+	case st.answer != nil:
+		log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more")
+		text := st.answer.Content
+		if g.engine.h != nil {
+			text = g.engine.h.Redact(text)
+		}
+		out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: text}
+		if ev.Source.ChatType != platform.ChatDM {
+			out.ReplyTo = ev.MessageID // as the turn would have answered
+		}
+		return true, g.runner.DeliverStored(it.Platform, it.SessionKey, ev.Delivery, out)
+	case st.later:
+		// Items of a conversation run in order, so a later turn after an
+		// unanswered one means the conversation moved on: nothing to resume.
+		log.Warn("gateway: a redelivered update's turn stopped unanswered and later turns followed; not running it again")
+		return true, nil
+	default:
+		log.Info("gateway: a redelivered update's message is stored without its answer; continuing its turn")
+		ev.Stored = true
 		return false, nil
 	}
-	for i := n - 2; i >= 0; i-- {
-		if msgs[i].Role != "user" {
-			continue
-		}
-		c, t := strings.TrimSpace(msgs[i].Content), strings.TrimSpace(ev.Text)
-		if c != t && !strings.HasSuffix(c, "\n"+t) {
-			return false, nil // the stored answer is an earlier message's
-		}
-		break
+}
+
+// storedTurn is how far the turn answering one delivery got in the store.
+type storedTurn struct {
+	stored bool         // its user message is stored
+	at     int          // that message's index in the session's history
+	answer *llm.Message // its final answer, when stored
+	later  bool         // another delivery's turn follows it
+}
+
+// findTurn reads key's conversation for the user message stored with
+// delivery and what followed it: up to the next delivery's message, the
+// last assistant message without tool calls is the turn's answer.
+func findTurn(ctx context.Context, s session.Backend, key, delivery string) (storedTurn, error) {
+	var st storedTurn
+	k, err := s.LookupKey(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return st, nil
 	}
-	g.cluster.log.Info("gateway: a redelivered update's turn had finished; sending its stored answer once more", "session_key", it.SessionKey, "attempt", it.Attempt)
-	out := platform.Outbound{ChatID: ev.Source.ChatID, ThreadID: ev.Source.ThreadID, Text: msgs[n-1].Content}
-	return true, g.runner.DeliverStored(telegram.Name, it.SessionKey, out)
+	if err != nil {
+		return st, err
+	}
+	hist, err := s.History(ctx, k.SessionID)
+	if errors.Is(err, session.ErrNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	st.at = -1
+	for i, m := range hist {
+		if m.SourceID == delivery && m.Role == llm.RoleUser {
+			st.at = i
+		}
+	}
+	if st.at < 0 {
+		return st, nil
+	}
+	st.stored = true
+	for _, m := range hist[st.at+1:] {
+		if m.SourceID != "" {
+			st.later = true
+			break
+		}
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 && strings.TrimSpace(m.Content) != "" {
+			st.answer = &m.Message
+		}
+	}
+	return st, nil
 }
 
 // ledger is the delivery ledger as a cluster member sees it (l itself with

@@ -2,57 +2,64 @@ package app
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"strconv"
 
 	"github.com/hermes-go/hermes/internal/cluster"
-	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/platform"
 	"github.com/hermes-go/hermes/internal/gateway/telegram"
 )
 
-// An update that acts on a conversation's running turn (an approval button,
-// /approve, /deny, /stop: gateway.ActsOnRunningTurn) cannot wait in the
-// queue: the queue runs a conversation's items one at a time, so it would
-// be claimed only after the turn it answers had timed out. It goes instead
-// to the process holding the conversation's lease, through that member's
-// own outbox role, where the runner handles it at once (its question is
-// pending there, in memory).
-
-// routeToTurn sends raw to the member running key's item; routed is false
-// when no live lease holds key (nothing runs: the update is queued as any
-// other, and answered "nothing is waiting"). Deduped by update id, as
-// Enqueue is.
-func routeToTurn(ctx context.Context, node *cluster.Node, platform, updateID, key string, raw []byte) (routed bool, err error) {
-	holder, err := node.LeaseHolder(ctx, key)
-	if err != nil || holder == "" {
-		return false, err
+// enqueueTelegram takes one Telegram update in a cluster, webhook or polled
+// alike, keyed by its update id, so a webhook retried or a batch polled
+// again after a takeover is taken once. It is queued, and its conversation's
+// turns run on any process in the order the updates were queued; a control
+// event (a button press, /stop, /approve, /deny) of a conversation whose
+// turn runs now goes to the process running it instead, as Discord's do:
+// queued, it would wait behind the very turn it answers until its question
+// timed out.
+func (g *Gateway) enqueueTelegram(ctx context.Context, updateID int64, ev platform.Event, raw []byte) error {
+	node, err := g.openCluster(ctx)
+	if err != nil {
+		return err
 	}
-	if _, err := node.SendUpdate(ctx, platform, updateID, cluster.MemberRole(holder), raw); err != nil {
-		return false, err
+	key := g.runner.SessionKey(telegram.Name, ev)
+	id := strconv.FormatInt(updateID, 10)
+	if controlEvent(ev) {
+		if routed, err := g.telegramControl(ctx, node, id, key, ev); routed || err != nil {
+			return err
+		}
 	}
-	return true, nil
+	_, err = node.Enqueue(ctx, telegram.Name, id, key, raw)
+	return err
 }
 
-// serveTurnActions handles the updates routed to this process's running
-// turns, until ctx ends. One whose turn ended meanwhile is answered as with
-// nothing running ("this question is no longer open").
-func (g *Gateway) serveTurnActions(ctx context.Context, node *cluster.Node) {
-	c := g.cluster
-	role := cluster.MemberRole(node.ID())
-	for {
-		act, err := node.NextAction(ctx, role)
-		if err != nil {
-			return
-		}
-		if c.telegram.Identified() || c.telegram.Identify(ctx) == nil {
-			if ev, ok := c.telegram.Decode(ctx, act.Payload); ok {
-				// Buttons and these commands are handled on the spot, not in a lane.
-				if err := g.runner.HandleQueued(ctx, telegram.Name, ev); err != nil && !errors.Is(err, gateway.ErrDraining) {
-					c.log.Warn("gateway: an update routed to this process's turn failed", "error", err)
-				}
-			}
-		}
-		if err := node.Ack(context.WithoutCancel(ctx), act); err != nil && !errors.Is(err, cluster.ErrLeaseLost) {
-			c.log.Warn("gateway: could not ack a routed update", "action", act.ID, "error", err)
+// telegramControl passes a control event to the member whose lease holds
+// key (serveDirect dispatches it there); routed is false when none does
+// (nothing runs: queued as any update, and answered "no longer open" or
+// "nothing is running"). An error leaves the update unaccepted (the webhook
+// asks for a retry, the poll does not confirm it).
+func (g *Gateway) telegramControl(ctx context.Context, node *cluster.Node, id, key string, ev platform.Event) (routed bool, err error) {
+	holder, ok, err := node.Holder(ctx, key)
+	if err != nil || !ok {
+		return false, err
+	}
+	b, err := platform.MarshalEvent(ev)
+	if err == nil {
+		b, err = json.Marshal(directAction{Op: opControl, Platform: telegram.Name, Event: b})
+	}
+	if err != nil {
+		return false, nil // cannot be carried: queued instead
+	}
+	sent, err := node.SendToOnce(ctx, telegram.Name, id, holder, b)
+	if err != nil {
+		return false, err
+	}
+	if sent {
+		g.cluster.log.Info("gateway: a control event went to the process running its conversation", "session_key", key, "member", holder, "kind", string(ev.Kind))
+		if ev.Ack != nil {
+			ev.Ack("") // the press is acknowledged here; its outcome shows on the question
 		}
 	}
+	return true, nil
 }

@@ -38,6 +38,7 @@ func (g *Gateway) discordAdapter(doc *config.Doc, env func(string) string) (plat
 		return nil, err
 	}
 	o.Logger = g.log.logger
+	g.owners.discordOptions(&o)
 	a, err := discord.New(o)
 	if err != nil {
 		return nil, configError("%v", err)

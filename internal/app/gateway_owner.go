@@ -65,6 +65,13 @@ type ownedAdapter struct {
 	// ledger); sends are the ledger answers in hand or sent moments ago.
 	ledger ownerLedger
 	sends  recentSends
+	// gained runs when leadership is won, before the connection is made
+	// (the Discord catch-up's cursor); nil: nothing.
+	gained func(ctx context.Context)
+	// control sees each event of the connection before the runner does:
+	// true when it took it (a control event passed to the process running
+	// its conversation); nil: none.
+	control func(ctx context.Context, ev platform.Event) bool
 }
 
 var (
@@ -107,6 +114,9 @@ func (o *ownedAdapter) setRunner(inject func(ctx context.Context, pluginID, key,
 func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 	fatal := make(chan error, 1)
 	el := o.node.Elect(ctx, o.role, func(lctx context.Context) {
+		if o.gained != nil {
+			o.gained(lctx)
+		}
 		// A predecessor whose database session was cut has not noticed yet:
 		// it disconnects within the loss window, so two never connect at once.
 		t := time.NewTimer(o.node.LossWindow())
@@ -128,7 +138,7 @@ func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 			served.Add(1)
 			go func() { defer served.Done(); redeliver(o) }()
 		}
-		err := o.inner.Run(lctx, h)
+		err := o.inner.Run(lctx, o.handler(h))
 		o.leading.Store(false)
 		if err != nil && lctx.Err() == nil {
 			select {
@@ -145,6 +155,18 @@ func (o *ownedAdapter) Run(ctx context.Context, h platform.Handler) error {
 		return nil
 	case err := <-fatal:
 		return err
+	}
+}
+
+// handler is h behind the control option.
+func (o *ownedAdapter) handler(h platform.Handler) platform.Handler {
+	if o.control == nil {
+		return h
+	}
+	return func(ctx context.Context, ev platform.Event) {
+		if !o.control(ctx, ev) {
+			h(ctx, ev)
+		}
 	}
 }
 

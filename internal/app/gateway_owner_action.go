@@ -10,7 +10,9 @@ import (
 	"github.com/hermes-go/hermes/internal/clock"
 	"github.com/hermes-go/hermes/internal/cluster"
 	"github.com/hermes-go/hermes/internal/gateway"
+	"github.com/hermes-go/hermes/internal/gateway/discord"
 	"github.com/hermes-go/hermes/internal/gateway/platform"
+	"github.com/hermes-go/hermes/internal/session"
 )
 
 // Operations of a routed action.
@@ -114,6 +116,12 @@ type gatewayOwners struct {
 	node   *cluster.Node
 	owned  map[string]*ownedAdapter
 	routes func(ctx context.Context, key string) (platform.Source, bool, error)
+	// catchUp reads Discord back after a takeover (nil: off).
+	catchUp *discordCatchUp
+	// accept queues accepted Discord messages; control passes control
+	// events to the process running their conversation.
+	accept  func(ctx context.Context, ev platform.Event) (discord.Acceptance, error)
+	control func(ctx context.Context, ev platform.Event) bool
 }
 
 // wrap puts the adapters that cannot be shared behind an election; the
@@ -136,10 +144,33 @@ func (w *gatewayOwners) wrap(g *Gateway, adapters []platform.Adapter, polling bo
 			continue
 		}
 		o := &ownedAdapter{inner: a, role: role, node: w.node, log: g.log.logger}
+		if role == roleDiscord && w.catchUp != nil {
+			o.gained = w.catchUp.gained
+		}
+		if role == roleDiscord {
+			o.control = w.control
+		}
 		w.owned[a.Name()] = o
 		out = append(out, o)
 	}
 	return out
+}
+
+// discordOptions gives the Discord adapter of a cluster the work queue and
+// the catch-up: every message this process accepts is queued, its id
+// recorded in cluster_seen in the same statement, so a message the previous
+// owner took and the catch-up reads again is not answered twice. Control
+// events are not queued (see discordAccept): they are deduped by Seen.
+func (w *gatewayOwners) discordOptions(o *discord.Options) {
+	if w == nil {
+		return
+	}
+	node := w.node
+	o.Seen = func(ctx context.Context, id string) (bool, error) { return node.MarkSeen(ctx, discord.Name, id) }
+	o.Accept = w.accept
+	if w.catchUp != nil {
+		o.CatchUp = w.catchUp.plan
+	}
 }
 
 // inject routes ctx.inject_message to the owner of the key's platform when
@@ -194,13 +225,23 @@ func (g *Gateway) openOwners(ctx context.Context) (*gatewayOwners, error) {
 	if n == nil {
 		return nil, nil
 	}
-	w := &gatewayOwners{node: n, owned: map[string]*ownedAdapter{}}
+	w := &gatewayOwners{node: n, owned: map[string]*ownedAdapter{}, accept: g.discordAccept(n), control: g.discordControl(n)}
 	w.routes = func(ctx context.Context, key string) (platform.Source, bool, error) {
 		if g.engine == nil {
 			return platform.Source{}, false, nil
 		}
 		_, src, found, err := g.engine.Route(ctx, key)
 		return src, found, err
+	}
+	if window := g.cluster.discordCatchUp; window > 0 {
+		w.catchUp = &discordCatchUp{window: window, node: n, electRetry: n.ElectRetry(), log: g.log.logger,
+			keys: func(ctx context.Context, since time.Time) ([]session.KeyEntry, error) {
+				if g.engine == nil {
+					return nil, nil
+				}
+				// Several keys share a channel (sessions per user): read more.
+				return g.engine.store.ActiveKeys(ctx, discord.Name, since, 4*catchUpChannels)
+			}}
 	}
 	return w, nil
 }

@@ -7,9 +7,11 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/agent"
+	"github.com/hermes-go/hermes/internal/gateway"
 	"github.com/hermes-go/hermes/internal/llm"
 )
 
@@ -102,4 +104,38 @@ func (e *gatewayEngine) endAll() {
 			e.h.memory.SessionEnd(ctx, s.ID, messagesForMemory(msgs))
 		}
 	}
+}
+
+// AppendTurnMessage stores a turn's own user message with the queue
+// delivery it answers (none outside a cluster's queued turn).
+func (r gatewayRecorder) AppendTurnMessage(ctx context.Context, id string, m llm.Message) error {
+	_, err := r.s.AppendFrom(ctx, id, m, gateway.TurnDeliveryFrom(ctx).ID)
+	return err
+}
+
+// run runs key's turn on gs: a queued delivery whose user message is stored
+// already (gateway.TurnDelivery.Stored) continues from it, the rest is
+// agent.Run of text.
+func (e *gatewayEngine) run(ctx context.Context, ag *agent.Agent, key string, gs *gwSession, text string) (*agent.Turn, error) {
+	d := gateway.TurnDeliveryFrom(ctx)
+	if !d.Stored {
+		return ag.Run(ctx, gs.s, text)
+	}
+	st, err := findTurn(ctx, e.store, key, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !st.stored {
+		// Gone since the queue looked (an /undo elsewhere): the item is
+		// given back and its next delivery runs as a first one.
+		return nil, fmt.Errorf("the stored message of %s to continue from is gone", d.ID)
+	}
+	// The resume's repair only inserts tool answers, so the message is at
+	// st.at or after it: the first user message from there.
+	for i := st.at; i < len(gs.s.Messages); i++ {
+		if gs.s.Messages[i].Role == llm.RoleUser {
+			return ag.RunStored(ctx, gs.s, i)
+		}
+	}
+	return nil, fmt.Errorf("the stored message of %s is not in the session's history", d.ID)
 }

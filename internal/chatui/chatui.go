@@ -122,14 +122,38 @@ func (s *Screen) Inject(text, _ string) bool {
 	return true
 }
 
-// Run shows the chat until the user leaves.
-func (s *Screen) Run(ctx context.Context, chat Chat, run CommandFunc) error {
-	s.m.attach(ctx, chat, run)
+// Opener builds the chat the screen drives (app.Host.NewChat).
+type Opener func(ctx context.Context) (Chat, error)
+
+// Run shows the chat until the user leaves. The prompt is drawn while open
+// builds the chat (state.db, the session row, the system prompt, MCP
+// servers): Bubble Tea's first frame waits for its ticker anyway, so the
+// opening runs in that wait instead of before it. What the user sends before
+// the chat is ready waits for it; the banner and the status line show the
+// session once it is known. An error of open ends the screen and is returned.
+// Run returns only after open has: what it opened is the caller's to close.
+func (s *Screen) Run(ctx context.Context, open Opener, run CommandFunc) error {
+	opened := make(chan openedMsg, 1)
+	openDone := make(chan struct{})
+	go func() {
+		defer close(openDone)
+		c, err := open(ctx)
+		msg := openedMsg{chat: c, err: err}
+		if err == nil {
+			msg.snap = firstSnapshot(ctx, c)
+		}
+		opened <- msg
+	}()
+	defer func() { <-openDone }()
+	s.m.opening(ctx, opened, run)
 	done := make(chan struct{})
 	defer close(done)
 	go s.stderr.forward(s.send, done)
 	_, err := s.p.Run()
 	s.m.stopTurn()
+	if s.m.openErr != nil {
+		return s.m.openErr
+	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("chat screen: %w", err)
 	}

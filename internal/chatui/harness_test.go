@@ -100,6 +100,9 @@ type harnessOpts struct {
 	color         bool
 	history       string
 	width, height int
+	// opening: the chat comes later on this channel (Screen.Run's way)
+	// instead of being attached before Init.
+	opening chan openedMsg
 }
 
 func newHarnessWith(t *testing.T, chat *stubChat, ho harnessOpts) *harness {
@@ -119,7 +122,7 @@ func newHarnessWith(t *testing.T, chat *stubChat, ho harnessOpts) *harness {
 	h.m = newModel(o, hist)
 	send := func(msg tea.Msg) { h.msgs <- msg }
 	h.out, h.pr = &Output{send: send, diff: h.m.diff}, &Prompter{send: send}
-	h.m.attach(context.Background(), chat, func(_ context.Context, line string) CommandResult {
+	run := func(_ context.Context, line string) CommandResult {
 		h.cmds = append(h.cmds, line)
 		switch line {
 		case "/quit":
@@ -128,7 +131,12 @@ func newHarnessWith(t *testing.T, chat *stubChat, ho harnessOpts) *harness {
 			return CommandResult{Output: "Retrying: hello", Retry: "hello"}
 		}
 		return CommandResult{Output: "ran " + line}
-	})
+	}
+	if ho.opening != nil {
+		h.m.opening(context.Background(), ho.opening, run)
+	} else {
+		h.m.attach(context.Background(), chat, run)
+	}
 	h.handle(h.m.Init())
 	h.handle(tea.WindowSizeMsg{Width: ho.width, Height: ho.height})
 	return h

@@ -57,6 +57,11 @@ type Model struct {
 	picker   *sessionPicker
 	ctrlC    bool // Ctrl-C pressed once on an idle, empty editor
 	quitting bool
+
+	// opened brings the chat while it is still being opened (Screen.Run
+	// draws the prompt first); what is sent before it waits in the queue.
+	opened  <-chan openedMsg
+	openErr error
 }
 
 // frames is the spinner of running tools and of the wait.
@@ -71,16 +76,30 @@ func newModel(o Options, hist *editor.History) *Model {
 
 // attach gives the model its chat before the program starts.
 func (m *Model) attach(ctx context.Context, chat Chat, run CommandFunc) {
-	m.ctx, m.chat, m.run = ctx, chat, run
-	m.snap = snapshot{model: chat.Model(), provider: chat.Provider(), session: chat.SessionID(), streams: chat.Streams(),
-		contextLen: chat.ContextLength(), redact: chat.Redact}
+	m.ctx, m.run = ctx, run
+	m.setChat(chat, firstSnapshot(ctx, chat))
+}
+
+// opening gives the model the chat still being opened: it comes as an
+// openedMsg on ch once ready.
+func (m *Model) opening(ctx context.Context, ch <-chan openedMsg, run CommandFunc) {
+	m.ctx, m.run, m.opened = ctx, run, ch
+}
+
+func (m *Model) setChat(chat Chat, snap snapshot) {
+	m.chat, m.snap = chat, snap
 	m.ed.SetCompleter(m.completer(chat.Commands())) // the plugins' commands are known now
-	if r, ok := chat.(interface{ Resumed() bool }); ok && r.Resumed() {
-		// A new session has no title or usage yet: the store is read only for a
-		// resumed one, keeping the start-up off SQLite.
-		m.snap.resumed = true
-		m.snap.readStore(ctx, chat)
+}
+
+// chatOpened is the chat ready: its banner, then what was sent meanwhile.
+func (m *Model) chatOpened(msg openedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.openErr = msg.err
+		return m.quit()
 	}
+	m.setChat(msg.chat, msg.snap)
+	m.banner()
+	return m.next()
 }
 
 // stopTurn cancels a turn still running when the program ends.
@@ -113,18 +132,34 @@ type (
 		res  CommandResult
 		snap snapshot
 	}
-	injectMsg  struct{ text string }
+	injectMsg struct{ text string }
+	openedMsg struct {
+		chat Chat
+		err  error
+		snap snapshot
+	}
 	tickMsg    struct{}
 	printedMsg struct{}
 )
 
-// Init prints the banner (and a resumed session's recap).
+// Init prints the banner (and a resumed session's recap), or waits for the
+// chat being opened to do so.
 func (m *Model) Init() tea.Cmd {
+	if m.chat == nil {
+		if ch := m.opened; ch != nil {
+			return func() tea.Msg { return <-ch }
+		}
+		return nil
+	}
+	m.banner()
+	return m.flush()
+}
+
+func (m *Model) banner() {
 	m.print(termsafe.Line("hermes chat · "+m.snap.model+" · session "+m.snap.session), "/help for commands, Ctrl-D to leave")
 	if m.snap.resumed {
 		m.print(recap(m.chat, m.mdOpts())...)
 	}
-	return m.flush()
 }
 
 // Update implements tea.Model.
@@ -191,6 +226,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.cmdDone(msg)
 	case injectMsg:
 		return m.inject(msg.text)
+	case openedMsg:
+		return m.chatOpened(msg)
 	case approvalMsg:
 		m.appr = msg.req
 		return nil
@@ -272,12 +309,12 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // submit runs what the user sent: a message or a slash command. While a turn
-// runs it waits in the queue.
+// runs, or the chat is still being opened, it waits in the queue.
 func (m *Model) submit(text string) tea.Cmd {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	if m.busy {
+	if m.busy || m.chat == nil {
 		m.queue = append(m.queue, text)
 		m.print(termsafe.Line("(queued: " + oneLine(text) + ")"))
 		return nil
@@ -382,7 +419,7 @@ func (m *Model) next() tea.Cmd {
 // inject is a plugin's ctx.inject_message: it goes next, interrupting a turn.
 func (m *Model) inject(text string) tea.Cmd {
 	m.print(termsafe.Line("[injected] " + oneLine(text)))
-	if !m.busy {
+	if !m.busy && m.chat != nil {
 		return m.startTurn(text)
 	}
 	m.queue = append([]string{text}, m.queue...)

@@ -35,6 +35,19 @@ func takeSnapshot(ctx context.Context, c Chat) snapshot {
 	return s
 }
 
+// firstSnapshot is the status line of a chat just opened. A new session has
+// no title or usage yet: the store is read only for a resumed one, keeping
+// the start-up off SQLite.
+func firstSnapshot(ctx context.Context, c Chat) snapshot {
+	s := snapshot{model: c.Model(), provider: c.Provider(), session: c.SessionID(), streams: c.Streams(),
+		contextLen: c.ContextLength(), redact: c.Redact}
+	if r, ok := c.(interface{ Resumed() bool }); ok && r.Resumed() {
+		s.resumed = true
+		s.readStore(ctx, c)
+	}
+	return s
+}
+
 // readStore reads the session's title and usage from the store.
 func (s *snapshot) readStore(ctx context.Context, c Chat) {
 	s.title, _ = c.SetTitle(ctx, "")
@@ -95,6 +108,9 @@ func (m *Model) tail() string {
 // status is the line under the editor: model, session, tokens, cost,
 // context use and what hermes waits for.
 func (m *Model) status() string {
+	if m.chat == nil {
+		return style(m.o.Color, styleDim, "starting…")
+	}
 	s := m.snap
 	parts := []string{termsafe.Line(s.model) + " (" + termsafe.Line(s.provider) + ")"}
 	sess := "session " + termsafe.Line(s.session)

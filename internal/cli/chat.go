@@ -104,6 +104,15 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		f = f.WithStdin(pump)
 		opts.IO = f.IO
 	}
+	if opts.Resume == "" {
+		// A new session's system prompt scans its context files: ready the scanner meanwhile.
+		go app.WarmContextScan()
+	}
+	var started <-chan newScreen
+	if screen {
+		// Ctrl-C belongs to the chat's screen: it outlives the root's signal context.
+		started = startScreen(context.WithoutCancel(ctx), opts)
+	}
 	h, err := f.Host(ctx)
 	if err != nil {
 		return err
@@ -117,7 +126,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	// hermes (interruptOnSignal), so the session outlives the root's signal context.
 	ctx = context.WithoutCancel(ctx)
 	if screen {
-		return chatScreen(ctx, opts, h)
+		return chatScreen(ctx, opts, h, started)
 	}
 	cs := &chatSession{io: opts.IO, inject: make(chan string, 16)}
 	cs.out = newChatOutput(opts.IO, opts.Query == "")

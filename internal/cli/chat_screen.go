@@ -24,39 +24,69 @@ func useScreen(opts *chatOptions) bool {
 	return true
 }
 
-// chatScreen runs the interactive chat on the terminal screen (internal/chatui).
-func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host) error {
+// newScreen is the screen being built.
+type newScreen struct {
+	scr *chatui.Screen
+	err error
+}
+
+// startScreen builds the screen (the history file, the editor: 1-2 ms on a
+// cold process) on a goroutine of its own, beside the host's start and the
+// plugins' load; ctx is the screen's for its whole run. The factory is read
+// here, on the caller's goroutine.
+func startScreen(ctx context.Context, opts *chatOptions) <-chan newScreen {
+	ch := make(chan newScreen, 1)
 	f := opts.Factory
 	hm, err := f.Home()
 	if err != nil {
-		return err
+		ch <- newScreen{err: err}
+		return ch
 	}
 	cmds := make([]chatui.Command, 0, len(builtinSlash))
-	for _, b := range append(builtinSlash[:len(builtinSlash):len(builtinSlash)], screenSlash...) {
+	for _, b := range builtinSlash {
 		cmds = append(cmds, chatui.Command{Name: b.name, Args: b.args, Help: b.help})
 	}
-	scr, err := chatui.New(ctx, chatui.Options{In: opts.IO.In, Out: opts.IO.Out, Env: f.Environ(), Color: f.Color(),
-		HistoryPath: filepath.Join(hm.Dir, "chat_history"), Commands: cmds, Cwd: f.Cwd, Home: f.Env("HOME")})
-	if err != nil {
-		return err
+	o := chatui.Options{In: opts.IO.In, Out: opts.IO.Out, Env: f.Environ(), Color: f.Color(),
+		HistoryPath: filepath.Join(hm.Dir, "chat_history"), Commands: cmds, Cwd: f.Cwd, Home: f.Env("HOME")}
+	go func() {
+		scr, err := chatui.New(ctx, o)
+		ch <- newScreen{scr, err}
+	}()
+	return ch
+}
+
+// chatScreen runs the interactive chat on the terminal screen (internal/chatui).
+func chatScreen(ctx context.Context, opts *chatOptions, h *app.Host, started <-chan newScreen) error {
+	f := opts.Factory
+	ns := <-started
+	if ns.err != nil {
+		return ns.err
 	}
+	scr := ns.scr
 	restore := f.Logs().Redirect(scr.Stderr())
 	pr := scr.Prompter()
 	pr.Redact = f.Redactor().String
-	chat, err := h.NewChat(ctx, app.ChatOptions{
-		Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
-		Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
-	})
-	if err != nil {
-		restore()
-		return err
-	}
-	defer chat.Close()
-	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
-	defer restore()
-	return scr.Run(ctx, chat, func(ctx context.Context, line string) chatui.CommandResult {
+	// The chat is opened while the screen draws its first frame (chatui.Screen.Run).
+	var chat *app.Chat
+	err := scr.Run(ctx, func(ctx context.Context) (chatui.Chat, error) {
+		c, err := h.NewChat(ctx, app.ChatOptions{
+			Model: opts.Model, Provider: opts.Provider, Toolsets: opts.Toolsets, NoStream: opts.NoStream, Resume: opts.Resume,
+			Output: scr.Output(), Inject: scr.Inject, Prompter: pr,
+		})
+		if err != nil {
+			return nil, err
+		}
+		chat = c
+		return c, nil
+	}, func(ctx context.Context, line string) chatui.CommandResult {
 		return screenCommand(ctx, chat, line)
 	})
+	// Before the chat closes: what its end writes (on_session_finalize's plugins) reaches the terminal.
+	restore()
+	if chat != nil {
+		chat.Close()
+	}
+	return err
 }
 
 // screenCommand runs a slash command through the line mode's command code,

@@ -64,6 +64,28 @@ func (s *inTmux) waitScreenMatch(re *regexp.Regexp) string {
 	}
 }
 
+// settled is the screen once it stays the same for 40 ms (almost five
+// frames), starting from got. A line printed to the scrollback is written at
+// once (Bubble Tea's Println) while the frame that drops it from the
+// streaming tail waits for the renderer's next tick: for up to a frame the
+// terminal shows the line twice (or, the other way round, not at all), and
+// a capture in that moment is not the screen the user is left with.
+func (s *inTmux) settled(got string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		time.Sleep(40 * time.Millisecond)
+		now := s.screen()
+		if now == got {
+			return got
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never settled; it shows:\n%s", now)
+		}
+		got = now
+	}
+}
+
 // typeText types s literally (no key names).
 func (s *inTmux) typeText(text string) {
 	s.t.Helper()
@@ -101,12 +123,12 @@ func TestChatScreenTurn(t *testing.T) {
 	srv.Enqueue(llmtest.Reply{Content: "Hello! This is the answer.\n\nA second paragraph.",
 		Usage: &llm.Usage{PromptTokens: 1234, CompletionTokens: 56, TotalTokens: 1290}})
 	s := startChatScreen(t, chatScreenHome(t, srv), 80, 24)
-	goldenScreen(t, "chat-ready", stable(s.screen()))
+	goldenScreen(t, "chat-ready", stable(s.settled(s.screen())))
 	s.typeText("hello there")
 	s.keys("Enter")
 	s.waitScreen("A second paragraph.")
 	got := s.waitScreen("last 1,234↑ 56↓")
-	goldenScreen(t, "chat-answered", stable(got))
+	goldenScreen(t, "chat-answered", stable(s.settled(got)))
 	if u := lastUser(t, srv); u != "hello there" {
 		t.Errorf("the model got %q", u)
 	}
@@ -199,6 +221,7 @@ func TestChatScreenCompletionAndResize(t *testing.T) {
 	s.tmux("resize-window", "-x", "40", "-y", "15")
 	// Redrawn at 40: the status line's parts wrap between themselves.
 	got := s.waitScreenMatch(regexp.MustCompile(`(?m)^fake-model \(custom\)\n^session \d{8}_\d{6}_[0-9a-f]{6}$`))
+	got = s.settled(got)
 	goldenScreen(t, "chat-narrow", stable(got))
 	for _, l := range strings.Split(got, "\n") {
 		if w := len([]rune(l)); w > 40 {
@@ -322,6 +345,7 @@ func TestChatScreenMarkdown(t *testing.T) {
 	s.typeText("how")
 	s.keys("Enter")
 	got := s.waitScreen("last 300↑ 40↓") // the turn has ended: the final frame
+	got = s.settled(got)
 	goldenScreen(t, "chat-markdown", stable(got))
 	for _, bad := range []string{"**Open**", "```"} {
 		if strings.Contains(got, bad) {
@@ -330,5 +354,23 @@ func TestChatScreenMarkdown(t *testing.T) {
 	}
 	if colored := s.tmux("capture-pane", "-p", "-e"); !regexp.MustCompile(`\x1b\[[0-9;]*m[^\n]*def`).MatchString(colored) {
 		t.Errorf("the code is not coloured:\n%q", colored)
+	}
+}
+
+// The chat opens while the screen is up: one that cannot open (an unknown
+// session to resume) leaves the terminal as it was and says why, with the
+// same error and exit code as before the screen existed.
+func TestChatScreenOpenFails(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	s := startInTmuxAt(t, "", termEnv(chatScreenHome(t, srv), "TERM=xterm-256color"), 80, 24, "chat", "--resume", "nosuch")
+	got := s.waitScreen("[hermes exit ")
+	if !strings.Contains(got, "nosuch") || !strings.Contains(got, "hermes sessions list") {
+		t.Errorf("the error is not shown:\n%s", got)
+	}
+	if !strings.Contains(got, "[hermes exit 1]") {
+		t.Errorf("want exit 1:\n%s", got)
+	}
+	if strings.Contains(got, "starting…") {
+		t.Errorf("the screen was left behind:\n%s", got)
 	}
 }

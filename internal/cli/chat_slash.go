@@ -24,14 +24,9 @@ var builtinSlash = []struct{ name, args, help string }{
 	{"title", "[text]", "show or set the session's title"},
 	{"model", "[provider:]model", "switch the model for this session"},
 	{"sessions", "", "the recent sessions"},
+	// Upstream's registry lists it for the CLI too (Session, "[name]").
+	{"resume", "[ID]", "continue a stored session (on the full screen without ID: a picker)"},
 	{"quit", "", "leave (also /exit, Ctrl-D)"},
-}
-
-// screenSlash are commands served beside builtinSlash but not listed by the
-// line mode's /help (its listing, and hermes_cli's COMMANDS, stay upstream's);
-// the full-screen chat offers them with the rest.
-var screenSlash = []struct{ name, args, help string }{
-	{"resume", "[ID]", "continue a stored session (without ID on the full screen: a picker)"},
 }
 
 // slash runs a /command: built-in or a plugin's, firing pre_command first.
@@ -44,7 +39,7 @@ func (cs *chatSession) slash(ctx context.Context, line string) error {
 	}
 	cmd, isPlugin := cs.chat.Command(canonical)
 	known := isPlugin
-	for _, b := range append(builtinSlash[:len(builtinSlash):len(builtinSlash)], screenSlash...) {
+	for _, b := range builtinSlash {
 		if b.name == canonical {
 			known = true
 		}

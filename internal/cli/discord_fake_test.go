@@ -29,6 +29,10 @@ import (
 //	discordfake press CHANNEL USER LABEL...   # USER presses the button LABEL of the newest bot message in CHANNEL with one
 //	discordfake drop                          # the connection drops (no close frame); the bot must RESUME
 //	discordfake live                          # "live=N max=M": identified connections open now, and the most at once
+//	discordfake offline [TIMEOUT]             # until no connection is open
+//	discordfake dm-offline|say-offline CHANNEL USER TEXT... # dm or say while no connection is open (fails otherwise):
+//	                                          # only reading the channel finds it; sets $DISCORD_MSG
+//	discordfake replies MSGID                 # how many of the bot's messages reply to MSGID
 //
 // config.yaml then says platforms.discord.extra.base_url: ${DISCORD_FAKE_URL}.
 func init() {
@@ -91,12 +95,12 @@ func cmdDiscordFake(ts *testscript.TestScript, neg bool, args []string) {
 			dfMu.Unlock()
 			st.s.Close()
 		})
-	case "dm", "say":
+	case "dm", "say", "dm-offline", "say-offline":
 		if len(args) < 4 {
 			ts.Fatalf("usage: discordfake %s CHANNEL USER TEXT...", args[0])
 		}
 		m := discordfake.MessageIn{ChannelID: args[1], Author: discordfake.Author{ID: args[2], Name: "user" + args[2]}, Content: strings.Join(args[3:], " ")}
-		if args[0] == "dm" {
+		if strings.HasPrefix(args[0], "dm") {
 			known := false
 			st.s.Snapshot(func(v discordfake.View) { _, known = v.Channel(m.ChannelID) })
 			if !known {
@@ -108,6 +112,14 @@ func cmdDiscordFake(ts *testscript.TestScript, neg bool, args []string) {
 				m.Content = strings.ReplaceAll(m.Content, "@bot", "<@"+discordfake.BotID+">")
 				m.Mentions = []string{discordfake.BotID}
 			}
+		}
+		if strings.HasSuffix(args[0], "-offline") {
+			id, ok := st.s.PostOffline(m)
+			if !ok {
+				ts.Fatalf("discordfake %s: a bot is connected", args[0])
+			}
+			ts.Setenv("DISCORD_MSG", id)
+			return
 		}
 		ts.Setenv("DISCORD_MSG", st.s.MessageCreate(m))
 	case "wait":
@@ -174,6 +186,27 @@ func cmdDiscordFake(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		})
 		st.s.ButtonPress(args[1], guild, discordfake.Author{ID: args[2], Name: "user" + args[2]}, msgID, custom)
+	case "offline":
+		timeout := 30 * time.Second
+		if len(args) == 2 {
+			var err error
+			timeout, err = time.ParseDuration(args[1])
+			ts.Check(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		st.s.Wait(ctx, "no connection", func(v discordfake.View) bool { return v.Live() == 0 && !v.Connected() })
+		st.mu.Lock()
+		failed := st.failed
+		st.mu.Unlock()
+		if failed != "" {
+			ts.Fatalf("%s", failed)
+		}
+	case "replies":
+		if len(args) != 2 {
+			ts.Fatalf("usage: discordfake replies MSGID")
+		}
+		st.s.Snapshot(func(v discordfake.View) { fmt.Fprintf(ts.Stdout(), "%d\n", v.Replies(args[1])) })
 	case "drop":
 		st.s.Disconnect()
 	case "live":

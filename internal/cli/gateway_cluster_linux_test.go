@@ -114,6 +114,22 @@ type gwCluster struct {
 // ready (/readyz).
 func startGatewayCluster(tb testing.TB, procs, replies int, dupEvery int64) *gwCluster {
 	tb.Helper()
+	return startGatewayClusterWith(tb, procs, replies, dupEvery, clusterWiring{})
+}
+
+// clusterWiring puts something between a gateway and what it talks to: the
+// URL gateway i is given for the database (dbURL) and for the Bot API
+// (botURL), nil for the real one.
+type clusterWiring struct {
+	dbURL  func(i int, url string) string
+	botURL func(i int, url string) string
+	// reply is the model's answer (default "ok" at once), served replies times.
+	reply *llmtest.Reply
+}
+
+// startGatewayClusterWith is startGatewayCluster with the gateways wired as w says.
+func startGatewayClusterWith(tb testing.TB, procs, replies int, dupEvery int64, w clusterWiring) *gwCluster {
+	tb.Helper()
 	if _, err := pgtest.Binaries(); err != nil && os.Getenv("CI") != "true" {
 		tb.Skipf("no PostgreSQL server binaries: %v", err)
 	}
@@ -123,7 +139,12 @@ func startGatewayCluster(tb testing.TB, procs, replies int, dupEvery int64) *gwC
 	tb.Cleanup(c.tg.Close)
 	c.model = llmtest.NewServer(tb)
 	c.model.Lean()
-	c.model.Enqueue(llmtest.Reply{Content: "ok", Repeat: replies})
+	reply := llmtest.Reply{Content: "ok"}
+	if w.reply != nil {
+		reply = *w.reply
+	}
+	reply.Repeat = replies
+	c.model.Enqueue(reply)
 
 	// The test binary is hermes when called by that name (TestMain).
 	c.bin = filepath.Join(tb.TempDir(), "hermes")
@@ -142,6 +163,13 @@ func startGatewayCluster(tb testing.TB, procs, replies int, dupEvery int64) *gwC
 	for i := range c.gws {
 		home := tb.TempDir()
 		hook, admin := freePort(tb), freePort(tb)
+		dbURL, botURL := c.dbURL, c.tg.URL
+		if w.dbURL != nil {
+			dbURL = w.dbURL(i, dbURL)
+		}
+		if w.botURL != nil {
+			botURL = w.botURL(i, botURL)
+		}
 		c.proxy.backends = append(c.proxy.backends, "http://127.0.0.1:"+strconv.Itoa(hook))
 		cfg := fmt.Sprintf(`model:
   default: fake-model
@@ -156,7 +184,7 @@ gateway:
   drain_timeout: 20
   max_concurrent_sessions: 16
   cluster: {lease_ttl: 3, poll: 1, retry_delay: 1}
-`, c.model.URL, c.tg.URL, c.dbURL, admin)
+`, c.model.URL, botURL, dbURL, admin)
 		env := fmt.Sprintf("TELEGRAM_BOT_TOKEN=123:fake\nGATEWAY_ALLOW_ALL_USERS=true\nTELEGRAM_WEBHOOK_URL=%s/hook\nTELEGRAM_WEBHOOK_SECRET=s3cret-s3cret\nTELEGRAM_WEBHOOK_PORT=%d\n", psrv.URL, hook)
 		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 			tb.Fatal(err)

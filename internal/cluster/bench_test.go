@@ -114,3 +114,54 @@ GROUP BY 1`)
 	}
 	return out
 }
+
+// BenchmarkMarkSeen is the cost a cluster adds to each Discord message it
+// accepts (the dedupe behind the catch-up): one INSERT … ON CONFLICT DO
+// NOTHING round trip, a fresh id each time. ns/op is the caller's wait;
+// seen-db-µs/msg the server's own execution time (pg_stat_statements).
+func BenchmarkMarkSeen(b *testing.B) {
+	url := server(b).DB(b)
+	ctx := context.Background()
+	n := open(b, Config{URL: url})
+	if _, err := n.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		b.Fatal(err)
+	}
+	resetStats(ctx, b, n)
+	base := time.Now().UnixNano()
+	b.ResetTimer()
+	for i := range b.N {
+		fresh, err := n.MarkSeen(ctx, "discord", strconv.FormatInt(base+int64(i), 10))
+		if err != nil || !fresh {
+			b.Fatalf("mark seen: %v, %v", fresh, err)
+		}
+	}
+	b.StopTimer()
+	st := stats(ctx, b, n)
+	b.ReportMetric(st["enqueue"]*1000/float64(b.N), "seen-db-µs/msg")
+}
+
+// BenchmarkEnqueueOne is what the owner of Discord's connection waits for
+// per accepted message: one Enqueue at a time (its event worker is serial,
+// so a conversation's messages keep their order), a fresh id each time, 100
+// conversations. ns/op is the caller's wait, which bounds the messages one
+// owner accepts per second; enqueue-db-µs/msg the server's execution time.
+func BenchmarkEnqueueOne(b *testing.B) {
+	url := server(b).DB(b)
+	ctx := context.Background()
+	n := open(b, Config{URL: url})
+	if _, err := n.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		b.Fatal(err)
+	}
+	resetStats(ctx, b, n)
+	base := time.Now().UnixNano()
+	b.ResetTimer()
+	for i := range b.N {
+		queued, err := n.Enqueue(ctx, "discord", strconv.FormatInt(base+int64(i), 10), "chat"+strconv.Itoa(i%100), []byte(`{"v":1,"kind":"message"}`))
+		if err != nil || !queued {
+			b.Fatalf("enqueue: %v, %v", queued, err)
+		}
+	}
+	b.StopTimer()
+	st := stats(ctx, b, n)
+	b.ReportMetric(st["enqueue"]*1000/float64(b.N), "enqueue-db-µs/msg")
+}

@@ -25,6 +25,10 @@ import (
 )
 
 // The NOTIFY channels: one for claimable queue items, one for outbox actions.
+// DefaultSeenRetention is how long an update or message id is remembered by
+// default: past it a redelivery would be taken as new.
+const DefaultSeenRetention = 48 * time.Hour
+
 const (
 	queueChannel  = "hermes_cluster_queue"
 	outboxChannel = "hermes_cluster_outbox"
@@ -54,7 +58,7 @@ type Config struct {
 	// ElectRetry is how often a follower tries to take leadership. Default 1s.
 	ElectRetry time.Duration
 	// SeenRetention is how long (platform, update_id) stays deduplicated.
-	// Default 48h (Telegram retries a webhook for far less).
+	// Default DefaultSeenRetention (Telegram retries a webhook for far less).
 	SeenRetention time.Duration
 	// NoListen turns LISTEN off: workers find work by polling only (what a
 	// process sees when its notifications are lost).
@@ -95,7 +99,7 @@ func (c *Config) defaults() error {
 		c.Now = clock.Now
 	}
 	if c.SeenRetention <= 0 {
-		c.SeenRetention = 48 * time.Hour
+		c.SeenRetention = DefaultSeenRetention
 	}
 	if c.ID == "" {
 		host, _ := os.Hostname()
@@ -120,6 +124,12 @@ type Node struct {
 	flightMu sync.Mutex
 	inFlight map[int64]struct{}
 	flightCh chan struct{} // closed and replaced when inFlight shrinks
+	// held: until when (local unix nanos) each claimed item's lease is
+	// surely this process's: the send time of the claim, or of the last
+	// heartbeat the database said renewed it, plus LeaseTTL (Holds).
+	held map[int64]heldLease
+	// platforms, once set by Serve, are the only ones Claim takes items of.
+	platforms atomic.Pointer[[]string]
 
 	leadsMu sync.Mutex
 	leads   map[string]bool
@@ -159,6 +169,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		queueWake:  make(chan struct{}, 1),
 		outboxWake: make(chan struct{}),
 		inFlight:   map[int64]struct{}{},
+		held:       map[int64]heldLease{},
 		flightCh:   make(chan struct{}),
 		leads:      map[string]bool{},
 	}
@@ -230,13 +241,81 @@ func (n *Node) beat(ctx context.Context) error {
 INSERT INTO cluster_members (id, host, pid, leads, draining) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (id) DO UPDATE SET last_seen = now(), leads = excluded.leads, draining = excluded.draining`,
 		n.cfg.ID, n.host, os.Getpid(), n.leadList(), n.draining.Load())
-	b.Queue(`UPDATE cluster_leases SET heartbeat_at = now(), expires_at = now() + $2 * interval '1 millisecond' WHERE holder = $1`,
-		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds())
-	if err := n.pool.SendBatch(ctx, b).Close(); err != nil {
+	// Only the leases of items a worker here still works on (a claim given
+	// up, or whose Fail could not reach the database, lapses and is
+	// delivered again, rather than being held for good), and only while
+	// live: one that expired (this process cut off for LeaseTTL) may be
+	// another's by now.
+	b.Queue(`UPDATE cluster_leases SET heartbeat_at = now(), expires_at = now() + $2 * interval '1 millisecond'
+		WHERE holder = $1 AND expires_at > now() AND item_id = ANY($3) RETURNING item_id`,
+		n.cfg.ID, n.cfg.LeaseTTL.Milliseconds(), n.heldIDs())
+	br := n.pool.SendBatch(ctx, b)
+	defer func() { _ = br.Close() }() // both results are read below; an error there is returned
+	if _, err := br.Exec(); err != nil {
 		return err
 	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var renewed []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		renewed = append(renewed, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	n.renewHeld(renewed, sent)
 	n.lastBeat.Store(sent.UnixNano())
 	return nil
+}
+
+type heldLease struct {
+	attempt int
+	until   int64
+}
+
+// heldIDs are the items claimed here and not yet finished or given up.
+func (n *Node) heldIDs() []int64 {
+	n.flightMu.Lock()
+	defer n.flightMu.Unlock()
+	ids := make([]int64, 0, len(n.held))
+	for id := range n.held {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// renewHeld extends the items whose leases a heartbeat sent at sent renewed.
+func (n *Node) renewHeld(ids []int64, sent time.Time) {
+	until := sent.Add(n.cfg.LeaseTTL).UnixNano()
+	n.flightMu.Lock()
+	defer n.flightMu.Unlock()
+	for _, id := range ids {
+		if h, ok := n.held[id]; ok && h.until < until {
+			h.until = until
+			n.held[id] = h
+		}
+	}
+}
+
+// Holds says whether it's lease is surely still this process's: no longer
+// than LeaseTTL since the claim or the last heartbeat that renewed it was
+// sent (the database's expiry comes later). Once false it stays false unless
+// a heartbeat renewed the lease, which the database does only while it is
+// live, so never after another process could have taken the item. A worker
+// stops acting on an item it no longer holds.
+func (n *Node) Holds(it *Item) bool {
+	n.flightMu.Lock()
+	h, ok := n.held[it.ID]
+	n.flightMu.Unlock()
+	return ok && h.attempt == it.Attempt && n.cfg.Now().UnixNano() < h.until
 }
 
 // Fresh says whether this process's leases are surely still its own: the
@@ -270,11 +349,13 @@ func (n *Node) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-// prune forgets old dedupe entries and members long gone.
+// prune forgets old dedupe entries, members long gone and what was
+// addressed to dead members.
 func (n *Node) prune(ctx context.Context) error {
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM cluster_seen WHERE seen_at < now() - $1 * interval '1 millisecond'`, n.cfg.SeenRetention.Milliseconds())
 	b.Queue(`DELETE FROM cluster_members WHERE last_seen < now() - $1 * interval '1 millisecond'`, (10 * n.cfg.LeaseTTL).Milliseconds())
+	b.Queue(pruneDirectSQL, n.cfg.LeaseTTL.Milliseconds())
 	return n.pool.SendBatch(ctx, b).Close()
 }
 

@@ -205,3 +205,25 @@ loop:
 func (n *Node) LossWindow() time.Duration {
 	return 2*min(n.cfg.Heartbeat, checkEvery) + 100*time.Millisecond
 }
+
+// ElectRetry is how often a follower tries for a role: a role given up is
+// taken within it.
+func (n *Node) ElectRetry() time.Duration { return n.cfg.ElectRetry }
+
+// LastHeld is what a new leader of role can know of its predecessor: the
+// database's clock now and, when the members table still shows another
+// process leading role (one that died: a live leader that steps down says
+// so at once), that process's last heartbeat, the last moment its
+// connection was known to be up; zero when no such row is left.
+func (n *Node) LastHeld(ctx context.Context, role string) (now, held time.Time, err error) {
+	var last *time.Time
+	err = n.pool.QueryRow(ctx, `SELECT now(), (SELECT max(last_seen) FROM cluster_members WHERE id <> $1 AND $2 = ANY(leads))`,
+		n.cfg.ID, role).Scan(&now, &last)
+	if err != nil {
+		return time.Time{}, time.Time{}, fmt.Errorf("cluster: when %s was last held: %w", role, err)
+	}
+	if last != nil {
+		held = *last
+	}
+	return now, held, nil
+}

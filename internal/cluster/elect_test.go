@@ -208,3 +208,40 @@ func TestStatusAndDrain(t *testing.T) {
 		}
 	}
 }
+
+// LastHeld: a leader that steps down leaves no trace; one that died (its
+// row still says it leads) leaves its last heartbeat; the asker's own row
+// never counts.
+func TestLastHeld(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	a, b := open(t, fast(url)), open(t, fast(url))
+	ea := a.Elect(ctx, "discord", func(lctx context.Context) { <-lctx.Done() })
+	waitFor(ctx, t, "a to lead", ea.Leading)
+	// b sees a leading now: a's last heartbeat, just now.
+	now, held, err := b.LastHeld(ctx, "discord")
+	if err != nil || held.IsZero() || now.Sub(held) < 0 || now.Sub(held) > 5*time.Second {
+		t.Fatalf("while a leads: now %v, held %v, %v", now, held, err)
+	}
+	// a does not count itself.
+	if _, held, err := a.LastHeld(ctx, "discord"); err != nil || !held.IsZero() {
+		t.Fatalf("a's own row counted: %v, %v", held, err)
+	}
+	// a steps down: its row says so at once.
+	ea.Stop()
+	if _, held, err := b.LastHeld(ctx, "discord"); err != nil || !held.IsZero() {
+		t.Fatalf("after a stepped down: held %v, %v", held, err)
+	}
+	// A process that died leading: its row is left as it was.
+	if _, err := b.pool.Exec(ctx, `INSERT INTO cluster_members (id, host, pid, last_seen, leads)
+		VALUES ('dead', 'gone', 1, now() - interval '12 seconds', '{discord}')`); err != nil {
+		t.Fatal(err)
+	}
+	now, held, err = b.LastHeld(ctx, "discord")
+	if d := now.Sub(held); err != nil || d < 11*time.Second || d > 19*time.Second {
+		t.Fatalf("dead leader: held %v before now, %v; want 12s", d, err)
+	}
+	if _, held, _ := b.LastHeld(ctx, "telegram-poll"); !held.IsZero() {
+		t.Fatalf("another role: %v", held)
+	}
+}

@@ -71,8 +71,9 @@ SELECT q.id, pg_notify('` + queueChannel + `', '')::text FROM q`
 // claimSQL takes the oldest claimable item and its conversation's lease in
 // one statement. Claimable: the first item of its session key (items of a
 // key run in order) whose key has no live lease (one running item per key)
-// and whose retry delay has passed. A running item whose lease expired is
-// claimable again: that is the redelivery after a crash. SKIP LOCKED keeps
+// and whose retry delay has passed, of a platform this process serves. A
+// running item whose lease expired is claimable again: that is the
+// redelivery after a crash. SKIP LOCKED keeps
 // concurrent claimers off each other's candidates, and the lease upsert
 // (which takes over only an expired lease, judged on the newest row version,
 // not this statement's snapshot) settles two claimers of one key. The first
@@ -82,6 +83,7 @@ const claimSQL = `
 WITH c AS (
 	SELECT q.id, q.session_key FROM cluster_queue q
 	WHERE q.not_before <= now()
+	  AND ($3::text[] IS NULL OR q.platform = ANY($3::text[]))
 	  AND NOT EXISTS (SELECT 1 FROM cluster_queue p WHERE p.session_key = q.session_key AND p.id < q.id)
 	  AND NOT EXISTS (SELECT 1 FROM cluster_leases l WHERE l.session_key = q.session_key AND l.expires_at > now())
 	ORDER BY q.id
@@ -104,6 +106,23 @@ SELECT u.id IS NOT NULL, coalesce(u.id, 0), coalesce(u.session_key, ''), coalesc
 	coalesce(u.last_error, '')
 FROM c LEFT JOIN u ON true`
 
+// Serve restricts this process's claims to items of these platforms: a
+// process that has no connection for a platform would only fail its items
+// (each failure spending one of the item's attempts). Until Serve is called
+// every platform's items are claimed.
+func (n *Node) Serve(platforms ...string) {
+	p := append([]string{}, platforms...)
+	n.platforms.Store(&p)
+}
+
+// served is Claim's platform filter: nil for every platform.
+func (n *Node) served() []string {
+	if p := n.platforms.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Claim takes one item, or returns nil when none is claimable now. An item
 // already delivered MaxAttempts times is dead-lettered instead of returned.
 func (n *Node) Claim(ctx context.Context) (*Item, error) {
@@ -113,7 +132,8 @@ func (n *Node) Claim(ctx context.Context) (*Item, error) {
 	for lost := 0; ; {
 		it := &Item{holder: n.cfg.ID}
 		var got bool
-		err := n.pool.QueryRow(ctx, claimSQL, n.cfg.ID, n.cfg.LeaseTTL.Milliseconds()).Scan(
+		sent := n.cfg.Now()
+		err := n.pool.QueryRow(ctx, claimSQL, n.cfg.ID, n.cfg.LeaseTTL.Milliseconds(), n.served()).Scan(
 			&got, &it.ID, &it.SessionKey, &it.Platform, &it.UpdateID, &it.Payload, &it.EnqueuedAt, &it.Attempt, &it.LastError)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil
@@ -139,6 +159,10 @@ func (n *Node) Claim(ctx context.Context) (*Item, error) {
 		}
 		n.flightMu.Lock()
 		n.inFlight[it.ID] = struct{}{}
+		// The lease runs from the statement, which the database ran after
+		// it was sent: an answer that took longer than LeaseTTL to come
+		// back is an item not surely held (Holds false) from the start.
+		n.held[it.ID] = heldLease{attempt: it.Attempt, until: sent.Add(n.cfg.LeaseTTL).UnixNano()}
 		n.flightMu.Unlock()
 		if n.draining.Load() {
 			// Drain began while the claim was on the wire: hand it back.
@@ -188,6 +212,7 @@ func (n *Node) Next(ctx context.Context) (*Item, error) {
 
 func (n *Node) landed(id int64) {
 	n.flightMu.Lock()
+	delete(n.held, id)
 	if _, ok := n.inFlight[id]; ok {
 		delete(n.inFlight, id)
 		close(n.flightCh)
@@ -195,6 +220,11 @@ func (n *Node) landed(id int64) {
 	}
 	n.flightMu.Unlock()
 }
+
+// Drop forgets an item this process no longer holds (Holds false) without
+// touching the database: its lease expires there, and another delivery
+// follows.
+func (n *Node) Drop(it *Item) { n.landed(it.ID) }
 
 // Done finishes an item: it leaves the queue, its lease ends and, if its
 // conversation has more, a worker is woken for the next. ErrLeaseLost means

@@ -313,6 +313,76 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 	}
 }
 
+// A process claims only the platforms it serves (all until Serve is called).
+func TestServeFiltersPlatforms(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	disc, all, none := open(t, fast(url)), open(t, fast(url)), open(t, fast(url))
+	disc.Serve("discord")
+	none.Serve()
+	if _, err := all.Enqueue(ctx, "telegram", "1", "telegram:1", []byte("t")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := all.Enqueue(ctx, "discord", "1", "discord:1", []byte("d")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		n    *Node
+		want string // the platform claimed, "" for nothing
+	}{
+		{"serves nothing", none, ""},
+		{"discord only, past the older telegram item", disc, "discord"},
+		{"discord only, none left", disc, ""},
+		{"every platform", all, "telegram"},
+	} {
+		it, err := tc.n.Claim(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := ""
+		if it != nil {
+			got = it.Platform
+		}
+		if got != tc.want {
+			t.Fatalf("%s: claimed %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A claim that committed on the server but whose answer never reached its
+// process (the server restarted mid-reply) leaves a lease of a live,
+// heartbeating process that nobody works on: it must expire like a dead
+// holder's, not be renewed forever, so the item is delivered again.
+func TestOrphanedClaimExpires(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	a, b := open(t, fast(url)), open(t, fast(url))
+	if _, err := b.Enqueue(ctx, "t", "1", "k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	// a's claim statement, run without a's bookkeeping: its answer "lost".
+	var won bool
+	if err := a.pool.QueryRow(ctx, claimSQL, a.ID(), a.cfg.LeaseTTL.Milliseconds(), []string(nil)).Scan(&won,
+		new(int64), new(string), new(string), new(string), new([]byte), new(time.Time), new(int), new(string)); err != nil || !won {
+		t.Fatalf("claim: %v %v", won, err)
+	}
+	if again, err := b.Claim(ctx); err != nil || again != nil {
+		t.Fatalf("taken while the lease is live: %+v %v", again, err)
+	}
+	// a keeps heartbeating (every 200 ms, lease 2 s): the item still comes back.
+	got, err := b.Next(ctx)
+	if err != nil || got == nil || got.Attempt != 2 || got.holder != b.ID() {
+		t.Fatalf("redelivery of the orphaned claim: %+v %v", got, err)
+	}
+	if !a.Fresh() {
+		t.Fatal("a stopped heartbeating; the test proves nothing")
+	}
+	if err := b.Done(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An idle worker is woken by NOTIFY: with a poll of an hour, only the
 // notification can bring it the item in time.
 func TestNotifyWakesIdleWorker(t *testing.T) {
@@ -650,5 +720,56 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no wake-up after the restart: the listener did not reconnect")
+	}
+}
+
+// Holds follows each claim: true while heartbeats renew its lease (well past
+// one expiry), false once the lease lapsed on the server, and never true
+// again after it: the heartbeat renews only live leases, so a lapsed one is
+// not revived for a worker that gave it up, and another node claims it.
+func TestHoldsAndLapsedLeases(t *testing.T) {
+	url := server(t).DB(t)
+	ctx := testCtx(t, time.Minute)
+	a, b := open(t, fast(url)), open(t, fast(url))
+	if _, err := a.Enqueue(ctx, "t", "1", "k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	it, err := a.Claim(ctx)
+	if err != nil || it == nil {
+		t.Fatalf("claim: %+v %v", it, err)
+	}
+	if !a.Holds(it) {
+		t.Fatal("not held at once")
+	}
+	time.Sleep(a.cfg.LeaseTTL + 500*time.Millisecond)
+	if !a.Holds(it) {
+		t.Fatal("not held after a lease expiry of heartbeats")
+	}
+	if other := (&Item{ID: it.ID, Attempt: it.Attempt + 1}); a.Holds(other) {
+		t.Fatal("another claim of the item is held")
+	}
+	// The lease lapses on the server (as when a's heartbeats did not reach it).
+	if _, err := a.pool.Exec(ctx, "UPDATE cluster_leases SET expires_at = now() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(testCtx(t, 2*a.cfg.LeaseTTL), t, "a to stop holding the lapsed lease", func() bool { return !a.Holds(it) })
+	var live int
+	if err := a.pool.QueryRow(ctx, "SELECT count(*) FROM cluster_leases WHERE expires_at > now()").Scan(&live); err != nil || live != 0 {
+		t.Fatalf("%d live leases after the lapse (a heartbeat revived it?), %v", live, err)
+	}
+	got, err := b.Claim(ctx)
+	if err != nil || got == nil || got.ID != it.ID {
+		t.Fatalf("b's claim of the lapsed item: %+v %v", got, err)
+	}
+	time.Sleep(2 * a.cfg.Heartbeat)
+	if a.Holds(it) || !b.Holds(got) {
+		t.Fatalf("after b's claim: a holds %v, b holds %v", a.Holds(it), b.Holds(got))
+	}
+	if err := a.Done(ctx, it); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("a's late Done: %v", err)
+	}
+	a.Drop(it)
+	if err := b.Done(ctx, got); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,35 +8,19 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// MemberRole is the outbox role of one member: actions only that process
-// can perform (an answer to a question its running turn asked).
-func MemberRole(id string) string { return "member:" + id }
-
-// LeaseHolder is the member holding sessionKey's live lease (the process
-// running its item now), or "" when none does.
-func (n *Node) LeaseHolder(ctx context.Context, sessionKey string) (string, error) {
-	var holder string
-	err := n.pool.QueryRow(ctx, `SELECT holder FROM cluster_leases WHERE session_key = $1 AND expires_at > now()`, sessionKey).Scan(&holder)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("cluster: lease of %s: %w", sessionKey, err)
-	}
-	return holder, nil
-}
-
-// SendUpdate is Send for an incoming update that is deduped like Enqueue's:
-// the update id is recorded and the action queued in one statement, so an
-// update accepted again (a webhook retried, a batch polled again) is not
-// sent twice (sent false, no error), and a crash leaves both or neither.
-func (n *Node) SendUpdate(ctx context.Context, platform, updateID, role string, payload []byte) (sent bool, err error) {
-	if platform == "" || updateID == "" || role == "" {
-		return false, fmt.Errorf("cluster: send update needs a platform, an update id and a role (got %q, %q, %q)", platform, updateID, role)
+// SendToOnce is SendTo for an incoming update, deduped like Enqueue: the
+// update id is recorded and the action queued in one statement, so an update
+// accepted again (a webhook retried, a batch polled again after a takeover)
+// is not sent twice (sent false, no error), and a crash leaves both or
+// neither.
+func (n *Node) SendToOnce(ctx context.Context, platform, updateID, member string, payload []byte) (sent bool, err error) {
+	if platform == "" || updateID == "" || member == "" {
+		return false, fmt.Errorf("cluster: send an update to a member needs a platform, an update id and the member (got %q, %q, %q)", platform, updateID, member)
 	}
 	if payload == nil {
 		payload = []byte{}
 	}
+	role := memberRole(member)
 	err = n.pool.QueryRow(ctx, `
 WITH s AS (
 	INSERT INTO cluster_seen (platform, update_id) VALUES ($1, $2)
@@ -49,7 +33,7 @@ SELECT pg_notify('`+outboxChannel+`', $3)::text FROM i`, platform, updateID, rol
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("cluster: send %s update %s to %s: %w", platform, updateID, role, err)
+		return false, fmt.Errorf("cluster: send %s update %s to %s: %w", platform, updateID, member, err)
 	}
 	return true, nil
 }

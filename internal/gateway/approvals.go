@@ -177,18 +177,3 @@ func (r *Runner) button(ev platform.Event) {
 		ev.Ack(text)
 	}
 }
-
-// ActsOnRunningTurn says whether ev is meant for the conversation's running
-// turn rather than being a turn of its own: an approval button, /approve,
-// /deny or /stop. A cluster delivers these to the process running the turn
-// instead of queueing them behind it.
-func ActsOnRunningTurn(ev platform.Event) bool {
-	switch ev.Kind {
-	case platform.EventButton:
-		return strings.HasPrefix(ev.Data, buttonPrefix)
-	case platform.EventMessage:
-		name, _, ok := parseCommand(ev.Text)
-		return ok && (name == "approve" || name == "deny" || name == "stop")
-	}
-	return false
-}

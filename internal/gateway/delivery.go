@@ -10,20 +10,51 @@ import (
 // is sent, marked once the platform took it, and sent again after a restart
 // when the mark is missing.
 
-// deliver sends a turn's answer through the ledger.
-func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound) {
+// deliver sends a turn's answer through the ledger. A queued turn's answer
+// (a cluster item's: delivery names it, "" for any other) goes out only once recorded and only while this process
+// still holds the item's lease, checked again after the ledger's write,
+// which may have waited long on an unreachable database: false says it was
+// not sent for one of those reasons, and the item must go back to the queue,
+// whose next delivery answers (from the stored answer, or by continuing the
+// turn). Sending an answer the ledger could not record would make that next
+// delivery's answer a duplicate.
+func (r *Runner) deliver(a platform.Adapter, key string, out platform.Outbound, delivery string) (sent bool) {
+	queued := delivery != ""
+	lost := func() bool {
+		if !queued || r.o.LeaseHeld == nil || r.o.LeaseHeld(delivery) {
+			return false
+		}
+		r.log.Warn("gateway: not sending a queued answer: this process no longer surely holds the conversation's lease", "session_key", key)
+		return true
+	}
+	if lost() {
+		return false
+	}
 	if r.o.Ledger == nil {
 		r.send(a, out)
-		return
+		return true
 	}
 	ctx := context.Background()
 	id, err := r.o.Ledger.Record(ctx, key, a.Name(), out)
 	if err != nil {
+		if queued {
+			r.log.Warn("gateway: could not record a queued answer; its item goes back to the queue unsent", "session_key", key, "error", err)
+			return false
+		}
 		r.log.Warn("gateway: could not record an answer before sending it", "session_key", key, "error", err)
 		r.send(a, out)
-		return
+		return true
+	}
+	if lost() {
+		// Not this process's to send any more: marked, so no restart sends
+		// it later beside the answer of the item's next delivery.
+		if err := r.o.Ledger.Delivered(ctx, id); err != nil {
+			r.log.Warn("gateway: delivery ledger", "error", err)
+		}
+		return false
 	}
 	r.sendRecorded(ctx, a, id, out, true)
+	return true
 }
 
 func (r *Runner) sendRecorded(ctx context.Context, a platform.Adapter, id int64, out platform.Outbound, counted bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hermes-go/hermes/internal/gateway/platform"
@@ -14,12 +15,18 @@ import (
 // database): another process may be running it.
 var errLeaseLost = errors.New("gateway: this process lost the conversation's lease; another process runs it")
 
-// StopQueued interrupts key's running turn because its queue lease is in
-// doubt: nothing is answered, and HandleQueued returns the reason.
-func (r *Runner) StopQueued(key string) {
+// errNotSent is a queued turn's error when its answer was not sent: the
+// ledger could not record it, or the lease was no longer surely held.
+var errNotSent = errors.New("gateway: the answer was not sent (not recorded, or the lease in doubt); the queue delivers the update again")
+
+// StopQueued interrupts key's running turn because the queue lease of the
+// item it answers (delivery, as platform.Event.Delivery names it) is in
+// doubt: nothing is answered, and HandleQueued returns the reason. A turn of
+// another delivery (a newer item, queued behind a stale one) runs on.
+func (r *Runner) StopQueued(key, delivery string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if l := r.lanes[key]; l != nil && l.cancel != nil {
+	if l := r.lanes[key]; l != nil && l.cancel != nil && (delivery == "" || l.delivery == "" || l.delivery == delivery) {
 		l.cancel(errLeaseLost)
 	}
 }
@@ -47,7 +54,7 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 	if draining {
 		return ErrDraining
 	}
-	w := &queuedWait{done: make(chan struct{})}
+	w := &queuedWait{done: make(chan struct{}), delivery: ev.Delivery}
 	if !r.dispatchTo(ctx, a, ev, w) {
 		r.mu.Lock()
 		draining = r.draining
@@ -65,21 +72,28 @@ func (r *Runner) HandleQueued(ctx context.Context, platformName string, ev platf
 }
 
 // queuedWait is HandleQueued's wait for its lane: done is closed when the
-// lane retires; err is a failed turn's error, set before.
+// lane retires; err is a failed turn's error, set before; delivery is the
+// event's (platform.Event.Delivery).
 type queuedWait struct {
-	done chan struct{}
-	err  error
+	done     chan struct{}
+	err      error
+	delivery string
 }
 
 // queuedFail hands a failed turn's error to the queue items waiting on l
-// (true), which then retry it, instead of answering the chat with it.
-func (r *Runner) queuedFail(l *lane, err error) bool {
+// (true), which then retry it, instead of answering the chat with it. A
+// turn that answers a named delivery fails only that item's wait: a stale
+// turn unwinding in the lane does not fail the newer item queued behind it.
+func (r *Runner) queuedFail(l *lane, delivery string, err error) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	hit := false
 	for _, w := range l.waiters {
-		w.err = err
+		if delivery == "" || w.delivery == "" || w.delivery == delivery {
+			w.err, hit = err, true
+		}
 	}
-	return len(l.waiters) > 0
+	return hit
 }
 
 // Notify sends a plain message to a chat (outside any turn): the queue's
@@ -93,8 +107,8 @@ func (r *Runner) Notify(platformName string, out platform.Outbound) {
 // DeliverStored sends, through the delivery ledger, an answer a queue item's
 // earlier delivery stored but may not have sent (its process died between
 // the two): marked as a possible duplicate, the ledger's one allowed
-// redelivery.
-func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) error {
+// redelivery. delivery names the item, as platform.Event.Delivery does.
+func (r *Runner) DeliverStored(platformName, key, delivery string, out platform.Outbound) error {
 	a, ok := r.adapters[platformName]
 	if !ok {
 		return fmt.Errorf("gateway: no adapter for platform %s", platformName)
@@ -108,7 +122,9 @@ func (r *Runner) DeliverStored(platformName, key string, out platform.Outbound) 
 	r.mu.Unlock()
 	defer r.running.Done()
 	out.Text = recoveredPrefix + out.Text
-	r.deliver(a, key, out)
+	if !r.deliver(a, key, out, delivery) {
+		return errNotSent
+	}
 	return nil
 }
 
@@ -121,3 +137,51 @@ func (r *Runner) SessionKey(platformName string, ev platform.Event) string {
 
 // DrainTimeout is how long a stop lets running turns finish.
 func (r *Runner) DrainTimeout() time.Duration { return r.o.DrainTimeout }
+
+// TurnDelivery is what a turn's ctx says of the queue delivery it answers
+// (TurnDeliveryFrom): ID is stored with the turn's user message; Stored
+// says that message is stored already and the turn continues from it.
+type TurnDelivery struct {
+	ID     string
+	Stored bool
+}
+
+type turnDeliveryKey struct{}
+
+// TurnDeliveryFrom is the delivery a turn run under ctx answers (zero
+// outside a queued turn).
+func TurnDeliveryFrom(ctx context.Context) TurnDelivery {
+	d, _ := ctx.Value(turnDeliveryKey{}).(TurnDelivery)
+	return d
+}
+
+// queuedTurn is one turn's text for batch, and its ctx carrying the queue
+// delivery it answers. A stored event's text is in the history already; a
+// batch of nothing else continues the stored turn (Stored, no text). A
+// cluster runs one queue item per conversation at a time, so a batch holds
+// at most one delivery; the first one names the turn.
+func queuedTurn(ctx context.Context, batch []platform.Event) (context.Context, string) {
+	texts := make([]string, 0, len(batch))
+	d := TurnDelivery{ID: batchDelivery(batch)}
+	for _, ev := range batch {
+		if !ev.Stored {
+			texts = append(texts, ev.Text)
+		}
+	}
+	d.Stored = len(texts) == 0
+	if d.ID == "" {
+		d.Stored = false
+		return ctx, strings.Join(texts, "\n\n")
+	}
+	return context.WithValue(ctx, turnDeliveryKey{}, d), strings.Join(texts, "\n\n")
+}
+
+// batchDelivery is the queue delivery a lane's batch answers ("" for none).
+func batchDelivery(batch []platform.Event) string {
+	for _, ev := range batch {
+		if ev.Delivery != "" {
+			return ev.Delivery
+		}
+	}
+	return ""
+}

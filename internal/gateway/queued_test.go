@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,7 +127,7 @@ func TestStopQueued(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- r.HandleQueued(context.Background(), "q", ev) }()
 	<-e.started
-	r.StopQueued(r.SessionKey("q", ev))
+	r.StopQueued(r.SessionKey("q", ev), "")
 	if err := <-errc; !errors.Is(err, errLeaseLost) {
 		t.Fatalf("HandleQueued after StopQueued: %v", err)
 	}
@@ -135,22 +136,183 @@ func TestStopQueued(t *testing.T) {
 	}
 }
 
-func TestActsOnRunningTurn(t *testing.T) {
-	for _, tc := range []struct {
-		ev   platform.Event
-		want bool
+// qLedger is a ledger whose Record can fail, or run a hook (a lease lost
+// while the database took its time).
+type qLedger struct {
+	mu        sync.Mutex
+	fail      error
+	onRecord  func()
+	delivered []int64
+}
+
+func (l *qLedger) Record(context.Context, string, string, platform.Outbound) (int64, error) {
+	if l.onRecord != nil {
+		l.onRecord()
+	}
+	return 7, l.fail
+}
+func (l *qLedger) Attempt(context.Context, int64) error { return nil }
+func (l *qLedger) Delivered(_ context.Context, ids ...int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.delivered = append(l.delivered, ids...)
+	return nil
+}
+func (l *qLedger) Unsent(context.Context, string) ([]Unsent, error) { return nil, nil }
+
+// A queued answer goes out only once recorded and while its lease is held;
+// otherwise nothing is sent and HandleQueued says so, for the queue to
+// deliver the update again (its next delivery answers). One recorded after
+// the lease was lost is marked, so no restart sends it later.
+func TestQueuedAnswerNotSent(t *testing.T) {
+	var held atomic.Bool
+	tests := []struct {
+		name          string
+		ledger        *qLedger
+		heldAtFirst   bool
+		wantSent      bool
+		wantDelivered bool
 	}{
-		{platform.Event{Kind: platform.EventButton, Data: buttonPrefix + "1:once"}, true},
-		{platform.Event{Kind: platform.EventButton, Data: "other:1"}, false},
-		{platform.Event{Kind: platform.EventMessage, Text: "/approve session"}, true},
-		{platform.Event{Kind: platform.EventMessage, Text: "/deny"}, true},
-		{platform.Event{Kind: platform.EventMessage, Text: "/stop@hermes_bot"}, true},
-		{platform.Event{Kind: platform.EventMessage, Text: "/new"}, false},
-		{platform.Event{Kind: platform.EventMessage, Text: "please approve"}, false},
-		{platform.Event{Kind: platform.EventEdited, Text: "/stop"}, false},
+		{"recorded, lease held", &qLedger{}, true, true, false},
+		{"the ledger cannot record it", &qLedger{fail: errors.New("database away")}, true, false, false},
+		{"the lease lapsed before", &qLedger{}, false, false, false},
+		{"the lease lapsed while recording", &qLedger{onRecord: func() { held.Store(false) }}, true, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			held.Store(tc.heldAtFirst)
+			a := &qAdapter{}
+			r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: qEngine{}, Auth: qAuth{true}, Ledger: tc.ledger,
+				LeaseHeld: func(d string) bool { return d != "q:1" || held.Load() }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := platform.Event{Kind: platform.EventMessage, Text: "hello", Delivery: "q:1", Source: platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}}
+			err = r.HandleQueued(context.Background(), "q", ev)
+			sent := len(a.texts()) > 0
+			if sent != tc.wantSent || (err == nil) != tc.wantSent {
+				t.Fatalf("sent %q, HandleQueued %v; want sent %v", a.texts(), err, tc.wantSent)
+			}
+			if !tc.wantSent && !errors.Is(err, errNotSent) {
+				t.Errorf("HandleQueued: %v, want errNotSent", err)
+			}
+			tc.ledger.mu.Lock()
+			delivered := len(tc.ledger.delivered) > 0
+			tc.ledger.mu.Unlock()
+			if tc.wantDelivered && !delivered {
+				t.Errorf("the unsent recorded answer was not marked")
+			}
+		})
+	}
+}
+
+type deliveryEngine struct {
+	mu   sync.Mutex
+	got  []TurnDelivery
+	text []string
+}
+
+func (e *deliveryEngine) Turn(ctx context.Context, _ string, _ platform.Source, text string) (TurnResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, TurnDeliveryFrom(ctx))
+	e.text = append(e.text, text)
+	return TurnResult{Reply: "ok"}, nil
+}
+func (*deliveryEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
+func (*deliveryEngine) Info(context.Context, string) (SessionInfo, error) { return SessionInfo{}, nil }
+
+// A queued event's delivery reaches its turn's ctx; a stored one's text is
+// not sent again (the turn continues from the stored message).
+func TestQueuedTurnDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		ev       platform.Event
+		want     TurnDelivery
+		wantText string
+	}{
+		{platform.Event{Text: "hi", Delivery: "telegram:5"}, TurnDelivery{ID: "telegram:5"}, "hi"},
+		{platform.Event{Text: "hi", Delivery: "telegram:6", Stored: true}, TurnDelivery{ID: "telegram:6", Stored: true}, ""},
+		{platform.Event{Text: "hi"}, TurnDelivery{}, "hi"},
 	} {
-		if got := ActsOnRunningTurn(tc.ev); got != tc.want {
-			t.Errorf("%+v: %v, want %v", tc.ev, got, tc.want)
+		e := &deliveryEngine{}
+		r, err := New(Options{Adapters: []platform.Adapter{&qAdapter{}}, Engine: e, Auth: qAuth{true}})
+		if err != nil {
+			t.Fatal(err)
 		}
+		tc.ev.Kind = platform.EventMessage
+		tc.ev.Source = platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}
+		if err := r.HandleQueued(context.Background(), "q", tc.ev); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.got) != 1 || e.got[0] != tc.want || e.text[0] != tc.wantText {
+			t.Errorf("%+v: the turn got %+v, %q; want %+v, %q", tc.ev, e.got, e.text, tc.want, tc.wantText)
+		}
+	}
+}
+
+// staleEngine blocks the turn of "stale" until it is stopped and answers
+// the rest.
+type staleEngine struct{ started chan struct{} }
+
+func (e staleEngine) Turn(ctx context.Context, _ string, _ platform.Source, text string) (TurnResult, error) {
+	if text == "stale" {
+		close(e.started)
+		<-ctx.Done()
+		return TurnResult{}, ctx.Err()
+	}
+	return TurnResult{Reply: "re: " + text}, nil
+}
+func (staleEngine) NewSession(context.Context, string, platform.Source) (string, error) {
+	return "s", nil
+}
+func (staleEngine) Info(context.Context, string) (SessionInfo, error) { return SessionInfo{}, nil }
+
+// A stale turn (its lease lost) unwinding in a lane while a newer item of
+// the conversation waits behind it: stopping the newer delivery leaves the
+// stale turn alone, stopping the stale one fails only the stale item, and
+// the newer one is answered.
+func TestStaleTurnBesideNewerItem(t *testing.T) {
+	a := &qAdapter{}
+	e := staleEngine{started: make(chan struct{})}
+	r, err := New(Options{Adapters: []platform.Adapter{a}, Engine: e, Auth: qAuth{true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := platform.Source{ChatID: "1", UserID: "1", ChatType: platform.ChatDM}
+	stale := platform.Event{Kind: platform.EventMessage, Text: "stale", Delivery: "q:1", Source: src}
+	newer := platform.Event{Kind: platform.EventMessage, Text: "newer", Delivery: "q:2", Source: src}
+	staleErr, newerErr := make(chan error, 1), make(chan error, 1)
+	go func() { staleErr <- r.HandleQueued(context.Background(), "q", stale) }()
+	<-e.started
+	go func() { newerErr <- r.HandleQueued(context.Background(), "q", newer) }()
+	key := r.SessionKey("q", stale)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r.mu.Lock()
+		queued := len(r.lanes[key].pending)
+		r.mu.Unlock()
+		if queued == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the newer item never queued behind the stale turn")
+		}
+	}
+	r.StopQueued(key, "q:2")
+	select {
+	case err := <-staleErr:
+		t.Fatalf("the stale turn stopped for another delivery: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	r.StopQueued(key, "q:1")
+	if err := <-staleErr; !errors.Is(err, errLeaseLost) {
+		t.Errorf("the stale item: %v, want errLeaseLost", err)
+	}
+	if err := <-newerErr; err != nil {
+		t.Errorf("the newer item: %v", err)
+	}
+	if got := a.texts(); len(got) != 1 || got[0] != "re: newer" {
+		t.Errorf("sent %q, want only the newer item's answer (no busy notice)", got)
 	}
 }

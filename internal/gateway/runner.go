@@ -126,7 +126,11 @@ type Options struct {
 	DispatchHookTimeout time.Duration
 	// TypingEvery repeats the typing action while a turn runs (default 4 s).
 	TypingEvery time.Duration
-	Logger      *slog.Logger
+	// LeaseHeld, in a cluster, says whether this process still surely holds
+	// the queue lease of the item delivery names (platform.Event.Delivery);
+	// a queued turn's answer goes out only while it does. nil: always.
+	LeaseHeld func(delivery string) bool
+	Logger    *slog.Logger
 }
 
 // Runner is one gateway.
@@ -162,6 +166,8 @@ type lane struct {
 	steer  []platform.Event
 	ack    string                  // the interrupt's acknowledgement, sent before the next turn
 	cancel context.CancelCauseFunc // of the running turn; nil between turns
+	// delivery is the running turn's queue delivery ("" for none).
+	delivery string
 	// waiters are closed when the lane retires: HandleQueued's callers,
 	// which finish their queue item only once its answer is recorded.
 	waiters []*queuedWait
@@ -369,7 +375,10 @@ func (r *Runner) dispatchTo(ctx context.Context, a platform.Adapter, ev platform
 	if name, args, ok := parseCommand(ev.Text); ok && r.command(ctx, a, ev, key, name, args) {
 		return false
 	}
-	return r.enqueueWait(a, key, ev, true, done)
+	// A queued event waits behind whatever the lane runs, unannounced: a
+	// cluster claims one item per conversation at a time, so a busy lane is
+	// a stale turn unwinding (its lease lost), not the user talking over it.
+	return r.enqueueWait(a, key, ev, done == nil, done)
 }
 
 // enqueue puts ev on key's lane, starting the lane or, when a turn runs and
@@ -441,11 +450,12 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		batch := l.pending
 		l.pending = nil
+		delivery := batchDelivery(batch)
 		src := l.src
 		ack := l.ack
 		l.ack = ""
 		ctx, cancel := context.WithCancelCause(r.turnCtx)
-		l.cancel = cancel
+		l.cancel, l.delivery = cancel, delivery
 		r.mu.Unlock()
 		if ack != "" && r.o.BusyAck {
 			r.send(a, platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID, Text: ack})
@@ -464,8 +474,8 @@ func (r *Runner) runLane(a platform.Adapter, l *lane) {
 		}
 		r.mu.Unlock()
 		cancel(nil)
-		if ok {
-			r.deliver(a, l.key, reply)
+		if ok && !r.deliver(a, l.key, reply, delivery) {
+			r.queuedFail(l, delivery, errNotSent) // the item goes back, and its next delivery answers
 		}
 	}
 }
@@ -499,13 +509,10 @@ func (r *Runner) steering(l *lane) func() []string {
 // while the previous turn ran: one follow-up turn, as upstream merges them)
 // and returns what to answer; ok is false when nothing is.
 func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src platform.Source, batch []platform.Event) (reply platform.Outbound, ok bool) {
-	texts := make([]string, 0, len(batch))
-	for _, ev := range batch {
-		texts = append(texts, ev.Text)
-	}
+	ctx, text := queuedTurn(ctx, batch)
 	last := batch[len(batch)-1]
 	stopTyping := r.typing(ctx, a, src)
-	res, err := r.o.Engine.Turn(ctx, l.key, src, strings.Join(texts, "\n\n"))
+	res, err := r.o.Engine.Turn(ctx, l.key, src, text)
 	stopTyping()
 	out := platform.Outbound{ChatID: src.ChatID, ThreadID: src.ThreadID}
 	switch cause := context.Cause(ctx); {
@@ -514,13 +521,13 @@ func (r *Runner) turn(ctx context.Context, a platform.Adapter, l *lane, src plat
 	case errors.Is(cause, errInterruptedByUser), errors.Is(cause, errStopped):
 		return out, false // the new message (or /stop's answer) speaks next
 	case errors.Is(cause, errLeaseLost):
-		r.queuedFail(l, cause)
+		r.queuedFail(l, batchDelivery(batch), cause)
 		return out, false
 	case errors.Is(cause, errDrainTimeout) || r.turnCtx.Err() != nil:
 		out.Text = "⚠️ The gateway restarted while I was working on this; what I had done so far is kept. Send your message again to continue."
 	default:
 		r.log.Warn("gateway: turn failed", "session_key", l.key, "error", err)
-		if r.queuedFail(l, err) {
+		if r.queuedFail(l, batchDelivery(batch), err) {
 			return out, false // the queue delivers it again, and says sorry only at its last attempt
 		}
 		out.Text = "⚠️ Sorry, that failed: " + err.Error()

@@ -44,6 +44,10 @@ type Sessions interface {
 // Messages is what was said in a session, its tool calls and the search.
 type Messages interface {
 	AppendMessage(ctx context.Context, id string, m llm.Message) (int, error)
+	// AppendFrom is AppendMessage storing which incoming delivery m answers
+	// (a cluster queue item's "telegram:<update_id>"): History returns it
+	// as SourceID, so a redelivery tells its own turn's messages by identity.
+	AppendFrom(ctx context.Context, id string, m llm.Message, sourceID string) (int, error)
 	Messages(ctx context.Context, id string) ([]llm.Message, error)
 	History(ctx context.Context, id string) ([]Message, error)
 	RecordToolCall(ctx context.Context, id string, tc ToolCall) error
@@ -58,6 +62,7 @@ type Keys interface {
 	BindKey(ctx context.Context, key, id, origin string) error
 	LookupKey(ctx context.Context, key string) (KeyEntry, error)
 	KeyMessages(ctx context.Context, key string) (string, []llm.Message, error)
+	ActiveKeys(ctx context.Context, source string, since time.Time, limit int) ([]KeyEntry, error)
 }
 
 // Ledger is the gateway's delivery ledger.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/llm"
 )
@@ -98,4 +99,26 @@ func (s *Store) KeyMessages(ctx context.Context, key string) (string, []llm.Mess
 		return "", nil, fmt.Errorf("%w for key %q", ErrNotFound, key)
 	}
 	return id, out, nil
+}
+
+// ActiveKeys returns the keys whose session, from source (a platform), was
+// written to at or after since, the most recently active first, at most
+// limit: the conversations a gateway taking over a platform's connection
+// reads back (issue 19's Discord catch-up).
+func (s *Store) ActiveKeys(ctx context.Context, source string, since time.Time, limit int) ([]KeyEntry, error) {
+	rows, err := s.query(ctx, `SELECT k.session_key, k.session_id, k.origin FROM session_keys k JOIN sessions s ON s.id = k.session_id
+		WHERE s.source = ? AND s.updated_at >= ? ORDER BY s.updated_at DESC, k.session_key LIMIT ?`, source, ms(since), max(limit, 0))
+	if err != nil {
+		return nil, s.wrap("listing active session keys", err)
+	}
+	defer rows.Close()
+	var out []KeyEntry
+	for rows.Next() {
+		var e KeyEntry
+		if err := rows.Scan(&e.Key, &e.SessionID, &e.Origin); err != nil {
+			return nil, s.wrap("listing active session keys", err)
+		}
+		out = append(out, e)
+	}
+	return out, s.wrap("listing active session keys", rows.Err())
 }

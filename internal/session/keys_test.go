@@ -21,7 +21,7 @@ func TestSessionKeysMigrateV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE session_keys; DROP TABLE deliveries; DROP TABLE turn_usage; DROP INDEX sessions_parent; ALTER TABLE sessions DROP COLUMN parent_session_id; PRAGMA user_version = 1"); err != nil {
+	if _, err := db.Exec("DROP TABLE session_keys; DROP TABLE deliveries; DROP TABLE turn_usage; DROP INDEX sessions_parent; ALTER TABLE sessions DROP COLUMN parent_session_id; ALTER TABLE messages DROP COLUMN source_id; PRAGMA user_version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -37,7 +37,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Message, error) {
 	} else if err != nil {
 		return nil, s.wrap("reading a session", err)
 	}
-	rows, err := s.query(ctx, `SELECT seq, role, content, name, tool_call_id, tool_calls, created_at
+	rows, err := s.query(ctx, `SELECT seq, role, content, name, tool_call_id, tool_calls, created_at, coalesce(source_id, '')
 		FROM messages WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, s.wrap("reading messages", err)
@@ -50,7 +50,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Message, error) {
 			calls   sql.NullString
 			created int64
 		)
-		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &m.Name, &m.ToolCallID, &calls, &created); err != nil {
+		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &m.Name, &m.ToolCallID, &calls, &created, &m.SourceID); err != nil {
 			return nil, s.wrap("reading messages", err)
 		}
 		if calls.Valid && calls.String != "" {

@@ -63,6 +63,9 @@ type Session struct {
 type Message struct {
 	Seq       int       `json:"seq"`
 	CreatedAt time.Time `json:"created_at"`
+	// SourceID is the incoming delivery the message answers (AppendFrom):
+	// set on a cluster turn's user message, "" on the rest.
+	SourceID string `json:"source_id,omitempty"`
 	llm.Message
 }
 
@@ -76,7 +79,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	head, err := json.Marshal(struct {
 		Seq       int       `json:"seq"`
 		CreatedAt time.Time `json:"created_at"`
-	}{m.Seq, m.CreatedAt})
+		SourceID  string    `json:"source_id,omitempty"`
+	}{m.Seq, m.CreatedAt, m.SourceID})
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +318,10 @@ var migrations = []string{
 		created_at        INTEGER NOT NULL
 	);
 	CREATE INDEX turn_usage_session ON turn_usage(session_id, message_seq);`,
+	// 6: which incoming delivery a turn's user message answers (a cluster
+	// queue item: "telegram:<update_id>"; NULL for the rest), so a
+	// redelivered update finds how far its turn got by identity, not text.
+	`ALTER TABLE messages ADD COLUMN source_id TEXT;`,
 }
 
 // SchemaVersion is the schema this code writes.
@@ -372,6 +380,14 @@ func NewID(now time.Time) string {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
+// nullIfEmpty stores "" as NULL (a column most rows leave unset).
+func nullIfEmpty(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}
+
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
 // NewSession creates a session and returns its id. A zero ID gets a new one; zero
@@ -428,6 +444,12 @@ func notFound(id string) error { return fmt.Errorf("%w %q", ErrNotFound, id) }
 // AppendMessage adds m at the end of session id and commits it before returning.
 // It returns the message's seq (1 for the first message).
 func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (int, error) {
+	return s.AppendFrom(ctx, id, m, "")
+}
+
+// AppendFrom is AppendMessage for a message that answers the incoming
+// delivery sourceID ("" for none), stored with it (History's SourceID).
+func (s *Store) AppendFrom(ctx context.Context, id string, m llm.Message, sourceID string) (int, error) {
 	var calls any
 	if len(m.ToolCalls) > 0 {
 		b, err := json.Marshal(m.ToolCalls)
@@ -449,8 +471,8 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (in
 		if err := s.txQueryRow(ctx, tx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq); err != nil {
 			return err
 		}
-		_, err = s.txExec(ctx, tx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, m.Role, m.Content, m.Name, m.ToolCallID, calls, now)
+		_, err = s.txExec(ctx, tx, `INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at, source_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, m.Role, m.Content, m.Name, m.ToolCallID, calls, now, nullIfEmpty(sourceID))
 		return err
 	})
 	if err != nil {

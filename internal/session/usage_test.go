@@ -20,7 +20,7 @@ func TestUsageMigratesFromSchema4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE turn_usage; PRAGMA user_version = 4"); err != nil {
+	if _, err := db.Exec("DROP TABLE turn_usage; ALTER TABLE messages DROP COLUMN source_id; PRAGMA user_version = 4"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

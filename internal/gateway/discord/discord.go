@@ -62,12 +62,36 @@ type Options struct {
 	// ReplyToMode is which pieces of an answer reply to the user's message
 	// (DISCORD_REPLY_TO_MODE): ReplyFirst (the zero value), ReplyAll, ReplyOff.
 	ReplyToMode string
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Seen, when set, is asked about each message about to be delivered
+	// (past every filter): false means it was handled already, by another
+	// process of a cluster. An error delivers it anyway: a message is not
+	// dropped because the database hiccupped.
+	Seen func(ctx context.Context, messageID string) (fresh bool, err error)
+	// Accept, when set, takes each message about to be delivered (past
+	// every filter) instead of the handler: a cluster queues it for any
+	// process to run (Queued), or it was queued already (Duplicate), or it is
+	// to be handed to the handler here after all (Local: then Seen is asked
+	// as without Accept). An error is retried with a back-off in the event
+	// worker, holding the events behind it, until ctx ends.
+	Accept func(ctx context.Context, ev platform.Event) (Acceptance, error)
+	// CatchUp, when set, is asked at each READY what to read back: see
+	// CatchUp. false reads nothing.
+	CatchUp func(ctx context.Context) (CatchUp, bool)
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// ReconnectMin and ReconnectMax bound the wait between failed connects
 	// (1s and 2m when zero).
 	ReconnectMin, ReconnectMax time.Duration
 }
+
+// Acceptance is what Accept did with a message.
+type Acceptance int
+
+const (
+	Queued    Acceptance = iota // taken: another part of the gateway runs it
+	Duplicate                   // taken before (another process, a catch-up read it again): dropped
+	Local                       // not taken: delivered to the handler as without Accept
+)
 
 // AllowBots values.
 const (

@@ -103,6 +103,7 @@ func (a *Adapter) handle(ctx context.Context, h platform.Handler, e any) {
 		for _, g := range e.Guilds {
 			a.learnGuild(g)
 		}
+		a.readyCatchUp(ctx, h)
 	case *discordgo.GuildCreate:
 		a.learnGuild(e.Guild)
 	case *discordgo.ChannelCreate:
@@ -220,26 +221,29 @@ func (a *Adapter) withUser(src *platform.Source, u *discordgo.User) {
 	}
 }
 
-func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordgo.Message) {
+// onMessage delivers a message (from MESSAGE_CREATE or read back by a
+// catch-up) that passes the filters; true when it was delivered.
+func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordgo.Message) bool {
 	if !wellFormed(m) || m.Author == nil || !numeric(m.Author.ID) {
 		a.log.Warn("discord: dropped a malformed MESSAGE_CREATE")
-		return
+		return false
 	}
 	bot := a.bot()
 	if m.Author.ID == bot || !a.firstTime(m.ID) {
-		return
+		return false
 	}
 	mentioned := mentionsBot(m, bot)
 	if m.Author.Bot && (a.opts.AllowBots == BotsNone || (a.opts.AllowBots == BotsMentions && !mentioned)) {
-		return
+		return false
 	}
 	a.remember(m.ID, m.ChannelID)
 	src, ch := a.source(ctx, m.ChannelID, m.GuildID)
 	if m.GuildID != "" && !a.channelAllowed(ch) {
-		return
+		return false
 	}
 	a.withUser(&src, m.Author)
 	text := cleanText(m.Content, bot)
+	thread := false
 	if m.GuildID != "" {
 		src.RoleAuthorized = m.Member != nil && a.anyRole(m.Member.Roles)
 		a.mu.Lock()
@@ -247,20 +251,92 @@ func (a *Adapter) onMessage(ctx context.Context, h platform.Handler, m *discordg
 		answerFree := a.free[m.ChannelID] || (ch.thread() && (a.free[ch.parent] || a.botOwned[ch.id]))
 		a.mu.Unlock()
 		if a.opts.RequireMention && !mentioned && !answerFree {
-			return
+			return false
 		}
-		if mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID] {
-			// The thread is opened when the first answer goes out (see
-			// expectThread): a message the gateway drops opens none.
-			a.expectThread(m.ChannelID, m.ID, ThreadName(text))
-			src.ProspectiveThreadID, src.ThreadID = m.ID, m.ID
-		}
+		thread = mentioned && a.opts.AutoThread && canThread(ch) && !a.noThread[m.ChannelID]
+	}
+	if a.opts.Accept == nil && !a.fresh(ctx, m.ID) {
+		return false
+	}
+	if thread {
+		// The thread is opened when the first answer goes out (see
+		// expectThread): a message the gateway drops opens none.
+		a.expectThread(m.ChannelID, m.ID, ThreadName(text))
+		src.ProspectiveThreadID, src.ThreadID = m.ID, m.ID
 	}
 	ev := platform.Event{Kind: platform.EventMessage, Source: src, Text: text, MessageID: m.ID, Mentioned: mentioned, Time: a.when(m.Timestamp)}
 	if m.MessageReference != nil {
 		ev.ReplyTo = m.MessageReference.MessageID
 	}
+	if a.opts.Accept != nil {
+		switch a.accept(ctx, ev) {
+		case Duplicate:
+			if thread {
+				a.forgetThread(m.ID)
+			}
+			return false
+		case Queued:
+			return true
+		}
+		if !a.fresh(ctx, m.ID) { // Local: as without Accept
+			if thread {
+				a.forgetThread(m.ID)
+			}
+			return false
+		}
+	}
 	h(ctx, ev)
+	return true
+}
+
+// accept hands ev to the Accept option, retrying while it fails (the
+// database away) with a back-off up to acceptBackoffMax. It runs in the
+// event worker, so the events behind it wait: a conversation's messages
+// stay in order, and the websocket is back-pressured rather than its events
+// dropped. It gives up only when ctx ends (the connection is being closed:
+// this process no longer owns it); the message is then lost here, and the
+// next owner's catch-up reads its channel back.
+func (a *Adapter) accept(ctx context.Context, ev platform.Event) Acceptance {
+	delay := acceptBackoffMin
+	for attempt := 1; ; attempt++ {
+		res, err := a.opts.Accept(ctx, ev)
+		if err == nil {
+			return res
+		}
+		if ctx.Err() != nil {
+			a.log.Warn("discord: a message could not be accepted before the connection closed", "message", ev.MessageID, "err", errText(err))
+			return Duplicate
+		}
+		a.log.Warn("discord: could not accept a message; retrying", "message", ev.MessageID, "attempt", attempt, "retry_in", delay, "err", errText(err))
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		delay = min(2*delay, acceptBackoffMax)
+	}
+}
+
+// The back-off of a failed Accept.
+const (
+	acceptBackoffMin = 100 * time.Millisecond
+	acceptBackoffMax = 5 * time.Second
+)
+
+// fresh asks the Seen option whether a message is to be handled here: a
+// cluster's processes dedupe by message id, so one the previous owner of the
+// connection handled, and a catch-up reads again, is not answered twice.
+func (a *Adapter) fresh(ctx context.Context, id string) bool {
+	if a.opts.Seen == nil {
+		return true
+	}
+	ok, err := a.opts.Seen(ctx, id)
+	if err != nil {
+		a.log.Warn("discord: could not check whether a message was handled already; handling it", "message", id, "err", errText(err))
+		return true
+	}
+	return ok
 }
 
 // channelAllowed applies DISCORD_IGNORED_CHANNELS and, when set,

@@ -46,6 +46,18 @@ func (a *Adapter) expectThread(channelID, messageID, name string) {
 	}
 }
 
+// forgetThread drops the auto-thread expected for messageID unless it is
+// open already: the message was not taken (a duplicate another process has
+// answered, whose thread may exist), so an answer here must not try to open
+// it again.
+func (a *Adapter) forgetThread(messageID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p, ok := a.pending[messageID]; ok && !p.opened {
+		delete(a.pending, messageID)
+	}
+}
+
 // target is where a message for threadID goes: threadID itself, unless it is
 // a prospective thread, which is opened first (once, however many sends and
 // typing actions race for it). A thread Discord refuses leaves the answers in

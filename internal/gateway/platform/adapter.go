@@ -71,6 +71,14 @@ type Event struct {
 	// Ack, when set, is called once the event is handled (a Telegram
 	// callback query answered, a webhook acknowledged).
 	Ack func(text string)
+	// Delivery names the delivery a shared work queue handed the event over
+	// as (a cluster's webhook item: "telegram:<update_id>"); "" otherwise.
+	// The turn's user message is stored with it.
+	Delivery string
+	// Stored: the event's user message is already stored with Delivery (a
+	// redelivery whose first run stopped before answering); its turn
+	// continues from the stored history rather than appending it again.
+	Stored bool
 }
 
 // Outbound is one message the gateway sends.

@@ -175,3 +175,23 @@ func (s *Store) Usage(ctx context.Context, id string) ([]session.TurnUsage, erro
 	}
 	return out, s.wrap("reading usage", rows.Err())
 }
+
+// ActiveKeys returns the keys whose session, from source, was written to at
+// or after since, the most recently active first, at most limit.
+func (s *Store) ActiveKeys(ctx context.Context, source string, since time.Time, limit int) ([]session.KeyEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT k.session_key, k.session_id, k.origin FROM session_keys k JOIN sessions s ON s.id = k.session_id
+		WHERE s.source = $1 AND s.updated_at >= $2 ORDER BY s.updated_at DESC, k.session_key LIMIT $3`, source, ms(since), max(limit, 0))
+	if err != nil {
+		return nil, s.wrap("listing active session keys", err)
+	}
+	defer rows.Close()
+	var out []session.KeyEntry
+	for rows.Next() {
+		var e session.KeyEntry
+		if err := rows.Scan(&e.Key, &e.SessionID, &e.Origin); err != nil {
+			return nil, s.wrap("listing active session keys", err)
+		}
+		out = append(out, e)
+	}
+	return out, s.wrap("listing active session keys", rows.Err())
+}

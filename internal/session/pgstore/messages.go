@@ -21,13 +21,19 @@ import (
 const appendSQL = `WITH s AS (
 		UPDATE sessions SET updated_at = greatest(updated_at, $2), ended_at = NULL, last_seq = last_seq + 1
 		WHERE id = $1 RETURNING last_seq)
-	INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at)
-	SELECT $1, s.last_seq, $3, $4, $5, $6, $7, $2 FROM s
+	INSERT INTO messages (session_id, seq, role, content, name, tool_call_id, tool_calls, created_at, source_id)
+	SELECT $1, s.last_seq, $3, $4, $5, $6, $7, $2, nullif($8, '') FROM s
 	RETURNING seq`
 
 // AppendMessage adds m at the end of session id, committed before it
 // returns, and returns its seq (1 for the first message).
 func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (int, error) {
+	return s.AppendFrom(ctx, id, m, "")
+}
+
+// AppendFrom is AppendMessage for a message that answers the incoming
+// delivery sourceID ("" for none): one more column of the same statement.
+func (s *Store) AppendFrom(ctx context.Context, id string, m llm.Message, sourceID string) (int, error) {
 	var calls []byte
 	if len(m.ToolCalls) > 0 {
 		b, err := json.Marshal(m.ToolCalls)
@@ -37,7 +43,7 @@ func (s *Store) AppendMessage(ctx context.Context, id string, m llm.Message) (in
 		calls = b
 	}
 	var seq int
-	err := s.pool.QueryRow(ctx, appendSQL, id, ms(s.now()), m.Role, m.Content, m.Name, m.ToolCallID, calls).Scan(&seq)
+	err := s.pool.QueryRow(ctx, appendSQL, id, ms(s.now()), m.Role, m.Content, m.Name, m.ToolCallID, calls, sourceID).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, session.NotFound(id)
 	}
@@ -64,7 +70,7 @@ func (s *Store) Messages(ctx context.Context, id string) ([]llm.Message, error) 
 func (s *Store) History(ctx context.Context, id string) ([]session.Message, error) {
 	// The session row comes along (a LEFT JOIN), so a session without
 	// messages and no session at all are told apart in one query.
-	rows, err := s.pool.Query(ctx, `SELECT m.seq, m.role, m.content, m.name, m.tool_call_id, m.tool_calls, m.created_at
+	rows, err := s.pool.Query(ctx, `SELECT m.seq, m.role, m.content, m.name, m.tool_call_id, m.tool_calls, m.created_at, m.source_id
 		FROM sessions s LEFT JOIN messages m ON m.session_id = s.id WHERE s.id = $1 ORDER BY m.seq`, id)
 	if err != nil {
 		return nil, s.wrap("reading messages", err)
@@ -79,8 +85,9 @@ func (s *Store) History(ctx context.Context, id string) ([]session.Message, erro
 			role, content, name, callID *string
 			calls                       []byte
 			created                     *int64
+			source                      *string
 		)
-		if err := rows.Scan(&seq, &role, &content, &name, &callID, &calls, &created); err != nil {
+		if err := rows.Scan(&seq, &role, &content, &name, &callID, &calls, &created, &source); err != nil {
 			return nil, s.wrap("reading messages", err)
 		}
 		if seq == nil {
@@ -88,6 +95,9 @@ func (s *Store) History(ctx context.Context, id string) ([]session.Message, erro
 		}
 		m := session.Message{Seq: *seq, CreatedAt: fromMS(*created)}
 		m.Role, m.Content, m.Name, m.ToolCallID = *role, *content, *name, *callID
+		if source != nil {
+			m.SourceID = *source
+		}
 		if err := decodeCalls(calls, &m.Message); err != nil {
 			return nil, s.wrap(fmt.Sprintf("message %d of session %s has unreadable tool calls", m.Seq, id), err)
 		}

@@ -115,6 +115,9 @@ var migrations = []string{
 		data       BYTEA NOT NULL,
 		updated_at BIGINT NOT NULL
 	);`,
+	// 3: which incoming delivery a turn's user message answers (state.db's
+	// version 6): NULL for most rows, so adding it rewrites nothing.
+	`ALTER TABLE messages ADD COLUMN source_id TEXT;`,
 }
 
 // SchemaVersion is the schema this code writes.

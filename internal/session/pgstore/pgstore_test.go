@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hermes-go/hermes/internal/llm"
 	"github.com/hermes-go/hermes/internal/session/pgstore"
 )
 
@@ -189,5 +192,42 @@ func TestPassword(t *testing.T) {
 				t.Errorf("error %q shows the password", err)
 			}
 		})
+	}
+}
+
+// TestMigrateFromVersion2: a database written before messages had a
+// source_id (schema version 2) is migrated on open, keeps its messages
+// (with no source) and takes new ones with one.
+func TestMigrateFromVersion2(t *testing.T) {
+	ctx := context.Background()
+	u := db(t)
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append([]string{`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`},
+		pgstore.Migrations[0], pgstore.Migrations[1],
+		`INSERT INTO schema_version (version) VALUES (1), (2)`,
+		`INSERT INTO sessions (id, created_at, updated_at, last_seq) VALUES ('old', 1, 1, 1)`,
+		`INSERT INTO messages (session_id, seq, role, content, created_at) VALUES ('old', 1, 'user', 'hello', 1)`) {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	_ = conn.Close(ctx)
+
+	s := openURL(t, u)
+	if v, err := s.Version(ctx); err != nil || v != pgstore.SchemaVersion || v < 3 {
+		t.Fatalf("Version = %d, %v; want %d", v, err, pgstore.SchemaVersion)
+	}
+	if _, err := s.AppendFrom(ctx, "old", llm.Message{Role: "user", Content: "again"}, "telegram:7"); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := s.History(ctx, "old")
+	if err != nil || len(hist) != 2 {
+		t.Fatalf("History = %+v, %v", hist, err)
+	}
+	if hist[0].Content != "hello" || hist[0].SourceID != "" || hist[1].SourceID != "telegram:7" || hist[1].Seq != 2 {
+		t.Errorf("after the migration: %+v", hist)
 	}
 }

@@ -44,7 +44,9 @@ func Run(t *testing.T, h Harness) {
 		{"SessionKeys", testSessionKeys},
 		{"DeliveryLedger", testDeliveryLedger},
 		{"KeyMessages", testKeyMessages},
+		{"ActiveKeys", testActiveKeys},
 		{"UsageAndTruncate", testUsageAndTruncate},
+		{"SourceID", testSourceID},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
 	}
@@ -597,6 +599,59 @@ func testKeyMessages(t *testing.T, h Harness) {
 	}
 }
 
+// testActiveKeys: the keys of a platform's sessions written to since a
+// moment, most recent first and bounded; other platforms', older sessions'
+// and unkeyed sessions are not listed.
+func testActiveKeys(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.New(t)
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	s.SetClock(func() time.Time { return now })
+	mk := func(source, key string, at time.Time) string {
+		t.Helper()
+		now = at
+		id := seed(t, s, session.Session{Source: source}, conversation[:1])
+		if key != "" {
+			if err := s.BindKey(ctx, key, id, `{"platform":"`+source+`","chat_id":"`+key+`"}`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	base := now
+	old := mk("discord", "d:old", base.Add(-3*time.Hour))
+	mk("discord", "d:a", base.Add(-30*time.Minute))
+	mk("discord", "d:b", base.Add(-10*time.Minute))
+	mk("telegram", "t:a", base.Add(-5*time.Minute))
+	mk("discord", "", base.Add(-time.Minute))
+	since := base.Add(-time.Hour)
+	got, err := s.ActiveKeys(ctx, "discord", since, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range got {
+		keys = append(keys, e.Key)
+		if e.SessionID == "" || !strings.Contains(e.Origin, e.Key) {
+			t.Errorf("entry %+v lacks its session or origin", e)
+		}
+	}
+	if strings.Join(keys, ",") != "d:b,d:a" {
+		t.Fatalf("active discord keys = %v, want d:b,d:a", keys)
+	}
+	if got, _ := s.ActiveKeys(ctx, "discord", since, 1); len(got) != 1 || got[0].Key != "d:b" {
+		t.Errorf("limit 1: %+v", got)
+	}
+	// A message moves an old session into the window.
+	now = base
+	if _, err := s.AppendMessage(ctx, old, llm.Message{Role: "user", Content: "back again"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.ActiveKeys(ctx, "discord", since, 10); len(got) != 3 || got[0].Key != "d:old" {
+		t.Errorf("after a new message in the old session: %+v", got)
+	}
+}
+
 func testUsageAndTruncate(t *testing.T, h Harness) {
 	ctx := context.Background()
 	s := h.New(t)
@@ -635,5 +690,41 @@ func testUsageAndTruncate(t *testing.T, h Harness) {
 	seq, err := s.AppendMessage(ctx, id, conversation[1])
 	if err != nil || seq != 2 {
 		t.Fatalf("AppendMessage = %d, %v; want seq 2", seq, err)
+	}
+}
+
+// testSourceID: a message appended with the delivery it answers keeps that
+// identity (History's SourceID, seen by another handle too); messages
+// appended without one, or with "", have none; Messages is unchanged by it.
+func testSourceID(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.New(t)
+	id := seed(t, s, session.Session{Source: "telegram"}, conversation[:1])
+	same := llm.Message{Role: "user", Content: "again"}
+	for _, src := range []string{"telegram:41", "", "telegram:42"} {
+		if _, err := s.AppendFrom(ctx, id, same, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.AppendMessage(ctx, id, llm.Message{Role: "assistant", Content: "twice"}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := h.Reopen(t, s).History(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range hist {
+		got = append(got, m.SourceID)
+	}
+	if want := []string{"", "telegram:41", "", "telegram:42", ""}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("SourceIDs %q, want %q", got, want)
+	}
+	msgs, err := s.Messages(ctx, id)
+	if err != nil || len(msgs) != 5 || !reflect.DeepEqual(msgs[1], same) || !reflect.DeepEqual(msgs[3], same) {
+		t.Fatalf("Messages = %+v, %v", msgs, err)
+	}
+	if _, err := s.AppendFrom(ctx, "no-such-session", same, "telegram:43"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("AppendFrom to no session: %v", err)
 	}
 }

@@ -88,29 +88,33 @@ type Server struct {
 	// HeartbeatInterval is what HELLO announces (ms); set before the bot connects.
 	HeartbeatInterval int
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every recorded change
-	channels  map[string]Channel
-	nextID    int64
-	sessionID string
-	log       []frame // every dispatch of the current session, seq = index+1
-	conn      *wsConn // the live, identified connection, if any
-	live      int     // identified (or resumed) connections not yet closed
-	maxLive   int     // the most there were at once
-	identify  []json.RawMessage
-	resumes   int
-	beats     int
-	messages  []Message
-	reactions []Reaction
-	renames   []Rename
-	threads   []ThreadStart
-	callbacks []Callback
-	typing    []string
-	limits    map[string][]time.Duration // route → retry_after answers still to give
-	attempts  map[string][]time.Time     // route → when each request arrived
-	overlap   int                        // events a RESUME replays again beyond the client's seq
-	mute      bool                       // heartbeats go unacknowledged (a zombie connection)
-	refuse    int                        // close code IDENTIFY is answered with, 0 = READY
+	mu           sync.Mutex
+	changed      chan struct{} // closed and replaced on every recorded change
+	channels     map[string]Channel
+	nextID       int64
+	pastSeq      int64
+	historyReads int
+	members      map[string][]string // guild/user → roles, from the messages users wrote
+	history      map[string][]stored // channel → its messages, oldest first (GET .../messages)
+	sessionID    string
+	log          []frame // every dispatch of the current session, seq = index+1
+	conn         *wsConn // the live, identified connection, if any
+	live         int     // identified (or resumed) connections not yet closed
+	maxLive      int     // the most there were at once
+	identify     []json.RawMessage
+	resumes      int
+	beats        int
+	messages     []Message
+	reactions    []Reaction
+	renames      []Rename
+	threads      []ThreadStart
+	callbacks    []Callback
+	typing       []string
+	limits       map[string][]time.Duration // route → retry_after answers still to give
+	attempts     map[string][]time.Time     // route → when each request arrived
+	overlap      int                        // events a RESUME replays again beyond the client's seq
+	mute         bool                       // heartbeats go unacknowledged (a zombie connection)
+	refuse       int                        // close code IDENTIFY is answered with, 0 = READY
 }
 
 type frame struct {
@@ -140,7 +144,8 @@ func Start(fail func(format string, args ...any)) *Server {
 		HeartbeatInterval: 41250,
 		changed:           make(chan struct{}),
 		channels:          map[string]Channel{},
-		nextID:            100000000000000000,
+		history:           map[string][]stored{},
+		members:           map[string][]string{},
 		limits:            map[string][]time.Duration{},
 		attempts:          map[string][]time.Time{},
 	}
@@ -175,8 +180,20 @@ func (s *Server) NewID() string {
 	return s.newIDLocked()
 }
 
+// newIDLocked is a snowflake of now, as Discord mints them (the millisecond
+// since Discord's epoch in the top bits), strictly increasing.
 func (s *Server) newIDLocked() string {
-	s.nextID++
+	return s.idAtLocked(time.Now())
+}
+
+func (s *Server) idAtLocked(t time.Time) string {
+	if t.Before(time.Now().Add(-time.Second)) {
+		// A message of the past, for history only: its own millisecond,
+		// the low bits (Discord's worker and sequence) telling it apart.
+		s.pastSeq++
+		return strconv.FormatInt(snowflake(t)|s.pastSeq&0xfff, 10)
+	}
+	s.nextID = max(snowflake(t), s.nextID+1)
 	return strconv.FormatInt(s.nextID, 10)
 }
 
@@ -286,19 +303,61 @@ type Author struct {
 
 // MessageIn is a message a user writes, for MessageCreate.
 type MessageIn struct {
-	ID        string // "" = a fresh id
+	ID        string // "" = a fresh id (of At)
 	ChannelID string
 	GuildID   string // "" for a DM
 	Author    Author
 	Content   string
-	Mentions  []string // user ids mentioned
-	Roles     []string // the author's roles (guild messages)
+	Mentions  []string  // user ids mentioned
+	Roles     []string  // the author's roles (guild messages)
+	At        time.Time // when it was written; zero = now (the id encodes it)
 }
 
-// MessageCreate dispatches MESSAGE_CREATE and returns the message id.
+// MessageCreate dispatches MESSAGE_CREATE and returns the message id. The
+// message joins its channel's history (GET /channels/{id}/messages) whether
+// or not a bot is connected to hear it.
 func (s *Server) MessageCreate(m MessageIn) string {
+	d := s.post(&m)
+	if m.GuildID != "" {
+		d["guild_id"] = m.GuildID
+		d["member"] = map[string]any{"roles": nonNil(m.Roles)}
+	}
+	s.Dispatch("MESSAGE_CREATE", d)
+	return m.ID
+}
+
+// Post puts a message in its channel's history without telling the bot: one
+// written while no bot was connected, found only by reading the channel.
+func (s *Server) Post(m MessageIn) string {
+	s.post(&m)
+	return m.ID
+}
+
+// PostOffline is Post only while no bot is connected (false, and nothing
+// posted, otherwise): a message that certainly reached no websocket.
+func (s *Server) PostOffline(m MessageIn) (string, bool) {
+	s.mu.Lock()
+	live := s.conn != nil || s.live > 0
+	s.mu.Unlock()
+	if live {
+		return "", false
+	}
+	// A bot connecting now gets a fresh session: nothing before READY is
+	// replayed to it, so this message reaches it only by reading the channel.
+	s.post(&m)
+	return m.ID, true
+}
+
+// post records m in the history and returns its MESSAGE_CREATE payload.
+func (s *Server) post(m *MessageIn) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if m.ID == "" {
-		m.ID = s.NewID()
+		at := m.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		m.ID = s.idAtLocked(at)
 	}
 	mentions := make([]map[string]any, 0, len(m.Mentions))
 	for _, id := range m.Mentions {
@@ -306,16 +365,15 @@ func (s *Server) MessageCreate(m MessageIn) string {
 	}
 	d := map[string]any{
 		"id": m.ID, "channel_id": m.ChannelID, "content": m.Content, "type": 0,
-		"timestamp": "2026-01-02T03:04:05.000000+00:00",
+		"timestamp": idTime(m.ID).Format("2006-01-02T15:04:05.000000-07:00"),
 		"author":    map[string]any{"id": m.Author.ID, "username": m.Author.Name, "bot": m.Author.Bot},
 		"mentions":  mentions,
 	}
+	s.recordLocked(m.ChannelID, m.ID, d)
 	if m.GuildID != "" {
-		d["guild_id"] = m.GuildID
-		d["member"] = map[string]any{"roles": nonNil(m.Roles)}
+		s.members[m.GuildID+"/"+m.Author.ID] = nonNil(m.Roles)
 	}
-	s.Dispatch("MESSAGE_CREATE", d)
-	return m.ID
+	return d
 }
 
 func nonNil(s []string) []string {

@@ -63,6 +63,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		s.getChannel(w, parts[1])
 	case r.Method == "PATCH" && len(parts) == 2 && parts[0] == "channels":
 		s.patchChannel(w, parts[1], body)
+	case r.Method == "GET" && len(parts) == 4 && parts[0] == "guilds" && parts[2] == "members":
+		s.getMember(w, parts[1], parts[3])
+	case r.Method == "GET" && len(parts) == 3 && parts[0] == "channels" && parts[2] == "messages":
+		s.listMessages(w, parts[1], r.URL.Query())
 	case r.Method == "POST" && len(parts) == 3 && parts[0] == "channels" && parts[2] == "messages":
 		s.createMessage(w, parts[1], body)
 	case r.Method == "PATCH" && len(parts) == 4 && parts[0] == "channels" && parts[2] == "messages":
@@ -189,10 +193,17 @@ func (s *Server) createMessage(w http.ResponseWriter, channelID string, body []b
 		}
 	}
 	s.messages = append(s.messages, msg)
+	out := map[string]any{"id": msg.ID, "channel_id": channelID, "content": msg.Content, "type": 0,
+		"timestamp": idTime(msg.ID).Format("2006-01-02T15:04:05.000000-07:00"),
+		"author":    map[string]any{"id": BotID, "username": BotName, "bot": true}, "mentions": []any{}}
+	if msg.ReplyTo != "" {
+		out["type"] = 19 // a reply
+		out["message_reference"] = map[string]any{"message_id": msg.ReplyTo, "channel_id": channelID}
+	}
+	s.recordLocked(channelID, msg.ID, out)
 	s.notifyLocked()
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"id": msg.ID, "channel_id": channelID, "content": msg.Content,
-		"author": map[string]any{"id": BotID, "username": BotName, "bot": true}})
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) editMessage(w http.ResponseWriter, channelID, id string, body []byte) {
@@ -218,6 +229,7 @@ func (s *Server) editMessage(w http.ResponseWriter, channelID, id string, body [
 					}
 				}
 			}
+			s.editHistoryLocked(channelID, id, m.Content)
 			s.notifyLocked()
 			writeJSON(w, http.StatusOK, map[string]any{"id": id, "channel_id": channelID, "content": m.Content})
 			return

@@ -40,6 +40,7 @@ COMMAND_REGISTRY = [
     CommandDef("title", "show or set the session's title", "Session", args_hint="[text]"),
     CommandDef("model", "switch the model for this session", "Configuration", args_hint="[provider:]model"),
     CommandDef("sessions", "the recent sessions", "Session"),
+    CommandDef("resume", "continue a stored session (on the full screen without ID: a picker)", "Session", args_hint="[ID]"),
     CommandDef("quit", "leave (also /exit, Ctrl-D)", "Exit", aliases=("exit",)),
 ]
 
