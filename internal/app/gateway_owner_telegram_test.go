@@ -401,8 +401,8 @@ func TestPolledChatsAnsweredInOrder(t *testing.T) {
 	turns := newTurnLog()
 	turns.delay = 30 * time.Millisecond
 	a := startPollProc(t, url, srv, "a", turns)
-	startPollProc(t, url, srv, "b", turns)
-	waitUntil(t, "an owner of the poll", 10*time.Second, func() bool { return a.node != nil })
+	b := startPollProc(t, url, srv, "b", turns)
+	waitUntil(t, "an owner of the poll", 10*time.Second, func() bool { return a.o.leading.Load() || b.o.leading.Load() })
 	const per = 6
 	for i := 1; i <= per; i++ {
 		for _, chat := range []int64{11, 12} {
