@@ -182,6 +182,34 @@ func TestNarrow40(t *testing.T) {
 	golden(t, "narrow", answerPart(h.printed())+"---\n"+h.view())
 }
 
+// A command's output longer than the screen is broken at spaces, never in
+// the middle of a word.
+func TestCommandOutputWrapsAtWords(t *testing.T) {
+	h := newHarnessWith(t, newChat(), harnessOpts{width: 40, height: 15})
+	words := strings.Fields(strings.Repeat("cost unknown (set model.pricing.fake-model in config.yaml) ", 3))
+	h.typ("/usage " + strings.Join(words, " "))
+	h.key("enter")
+	h.until("the output printed", h.shows("ran /usage"))
+	h.until("idle", h.idle)
+	printed := h.printed()
+	for _, l := range strings.Split(printed, "\n") {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("a line is %d cells at 40: %q", w, l)
+		}
+	}
+	// Rejoined (a break after a hyphen joins without a space), the output is
+	// what the command said: no word cut elsewhere, none lost.
+	out := printed[strings.LastIndex(printed, "ran /usage"):]
+	out = strings.Join(strings.Fields(strings.ReplaceAll(out, "-\n", "-")), " ")
+	if want := "ran /usage " + strings.Join(words, " "); out != want {
+		t.Fatalf("words cut or lost:\n got %q\nwant %q", out, want)
+	}
+	// The echo of what was typed wraps the same way, under its prompt mark.
+	if !strings.Contains(printed, "› /usage cost unknown (set") {
+		t.Errorf("the echo's first line:\n%s", printed)
+	}
+}
+
 // Reasoning shows dim while it streams (its last lines), and folds to its
 // first lines in the transcript; Ctrl-O prints it whole.
 func TestReasoningDimAndFolded(t *testing.T) {

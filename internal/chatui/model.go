@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -329,16 +330,21 @@ func (m *Model) submit(text string) tea.Cmd {
 
 // userLines shows a message as the user typed it.
 func (m *Model) userLines(text string) []string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		p := "  "
-		if i == 0 {
-			p = "› "
+	out := []string{""}
+	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		l = termsafe.Line(l)
+		if m.width > 2 {
+			l = ansi.Wrap(l, m.width-2, "") // the terminal would cut words in two
 		}
-		out[i] = style(m.o.Color, styleUser, p+termsafe.Line(l))
+		for j, seg := range strings.Split(l, "\n") {
+			p := "  "
+			if i == 0 && j == 0 {
+				p = "› "
+			}
+			out = append(out, style(m.o.Color, styleUser, p+seg))
+		}
 	}
-	return append([]string{""}, out...)
+	return out
 }
 
 func (m *Model) command(line string) tea.Cmd {
@@ -357,10 +363,10 @@ func (m *Model) command(line string) tea.Cmd {
 func (m *Model) cmdDone(msg cmdDoneMsg) tea.Cmd {
 	m.busy, m.waiting, m.snap = false, "", msg.snap
 	if out := strings.TrimRight(msg.res.Output, "\n"); out != "" {
-		m.print(out)
+		m.print(m.wrap(out))
 	}
 	if msg.res.Err != nil {
-		m.print("Error: " + termsafe.Line(msg.snap.redact(msg.res.Err.Error())))
+		m.print(m.wrap("Error: " + termsafe.Line(msg.snap.redact(msg.res.Err.Error()))))
 	}
 	if msg.res.Quit {
 		return m.quit()
@@ -495,6 +501,15 @@ func (m *Model) toolEnd(e toolEndMsg) {
 }
 
 func (m *Model) mdOpts() mdstream.Options { return mdstream.Options{Width: m.width, Color: m.o.Color} }
+
+// wrap breaks a command's plain output at spaces to the screen's width,
+// rather than leaving the terminal to cut words in two.
+func (m *Model) wrap(s string) string {
+	if m.width <= 0 {
+		return s
+	}
+	return ansi.Wrap(s, m.width, "")
+}
 
 // print queues lines for the scrollback.
 func (m *Model) print(lines ...string) { m.pending = append(m.pending, lines...) }
