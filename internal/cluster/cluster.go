@@ -12,8 +12,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -209,12 +210,8 @@ ON CONFLICT (id) DO UPDATE SET last_seen = now(), draining = false`, n.cfg.ID, n
 func (n *Node) leadList() []string {
 	n.leadsMu.Lock()
 	defer n.leadsMu.Unlock()
-	out := make([]string, 0, len(n.leads))
-	for r := range n.leads {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
+	// Never nil: the column is NOT NULL, and pgx writes a nil slice as NULL.
+	return append([]string{}, slices.Sorted(maps.Keys(n.leads))...)
 }
 
 func (n *Node) setLeads(role string, on bool) {
@@ -285,11 +282,7 @@ type heldLease struct {
 func (n *Node) heldIDs() []int64 {
 	n.flightMu.Lock()
 	defer n.flightMu.Unlock()
-	ids := make([]int64, 0, len(n.held))
-	for id := range n.held {
-		ids = append(ids, id)
-	}
-	return ids
+	return slices.Collect(maps.Keys(n.held))
 }
 
 // renewHeld extends the items whose leases a heartbeat sent at sent renewed.

@@ -545,6 +545,11 @@ class Analyzer:
         s.block(fr, m.tree.body)
         m.state = 2
 
+    def stopped_at(s, m):
+        s.incomplete = True
+        s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
+                        "desc": "analysis stopped at its work cap; the plugin is too large or too convoluted to follow fully"})
+
     def run(s):
         # Files arrive in the order they were read (not fixed); run them in path order
         # so one plugin always gets the same analysis.
@@ -553,9 +558,7 @@ class Analyzer:
             try:
                 s.run_mod(m)
             except Limit:
-                s.incomplete = True
-                s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
-                                "desc": "analysis stopped at its work cap; the plugin is too large or too convoluted to follow fully"})
+                s.stopped_at(m)
                 return
         # A module that sets another's global (state.loot = secret) may have run after a
         # module that reads it: run the others' top levels once more, now that every such
@@ -568,9 +571,7 @@ class Analyzer:
                         m.state = 0
                         s.run_mod(m)
             except Limit:
-                s.incomplete = True
-                s.notes.append({"id": "py_analysis_incomplete", "file": m.path, "line": 0,
-                                "desc": "analysis stopped at its work cap; the plugin is too large or too convoluted to follow fully"})
+                s.stopped_at(m)
                 return
         # Functions nobody calls are entry points (tools, hooks, callbacks): analyse them too.
         try:
