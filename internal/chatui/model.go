@@ -504,12 +504,7 @@ func (m *Model) mdOpts() mdstream.Options { return mdstream.Options{Width: m.wid
 
 // wrap breaks a command's plain output at spaces to the screen's width,
 // rather than leaving the terminal to cut words in two.
-func (m *Model) wrap(s string) string {
-	if m.width <= 0 {
-		return s
-	}
-	return ansi.Wrap(s, m.width, "")
-}
+func (m *Model) wrap(s string) string { return hangWrap(s, m.width) }
 
 // print queues lines for the scrollback.
 func (m *Model) print(lines ...string) { m.pending = append(m.pending, lines...) }
